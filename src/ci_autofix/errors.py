@@ -1,0 +1,57 @@
+"""The two ways a run ends without a fix.
+
+`Halt` is an expected outcome with a typed reason (not a failure, not a fix: the job
+summary explains it and the job exits 0 unless `fail-on-halt`). `UserError` is a real
+error the user must act on: it names the cause and the remedy, and the job fails.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class HaltReason(StrEnum):
+    NOT_A_FAILURE = "not-a-failure"
+    OWN_BRANCH = "own-branch"
+    FORK = "fork"
+    BRANCH_FILTERED = "branch-filtered"
+    LOGS_EXPIRED = "logs-expired"
+    LOGS_UNAVAILABLE = "logs-unavailable"
+    NO_FAILED_JOBS = "no-failed-jobs"
+    INFRA = "infra"
+    NO_CHANGES = "no-changes"
+    AGENT_DISABLED = "agent-disabled"
+    AGENT_GAVE_UP = "agent-gave-up"
+    BUDGET = "budget"
+    REFUSAL = "refusal"
+    CONTEXT_EXCEEDED = "context-exceeded"
+    MODEL_UNAVAILABLE = "model-unavailable"
+    UNVERIFIED_FIX = "unverified-fix"
+    POLICY = "policy"
+    ATTEMPTS_EXHAUSTED = "attempts-exhausted"
+    BRANCH_MOVED = "branch-moved"
+    REFUSED = "refused"
+    ALREADY_APPLIED = "already-applied"
+
+
+class Halt(Exception):  # noqa: N818 - a halt is an outcome, not an error
+    """A run that ends without a fix, for a reason the user can read."""
+
+    def __init__(self, reason: HaltReason, message: str, *, details: dict[str, object] | None = None) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+        self.details = details or {}
+
+
+class UserError(Exception):
+    """An error with its cause and what to do about it."""
+
+    def __init__(self, cause: str, remedy: str, *, docs: str | None = None) -> None:
+        text = f"{cause}\n  What to do: {remedy}"
+        if docs:
+            text += f"\n  More: {docs}"
+        super().__init__(text)
+        self.cause = cause
+        self.remedy = remedy
+        self.docs = docs

@@ -1,0 +1,158 @@
+"""Git, always as an argv list, never with a token in argv or in a URL.
+
+Every call disables hooks and fsmonitor (a repository's code may have written them), keeps
+paths unquoted, and never prompts. Credentials reach git for one push or fetch only, through
+`GIT_CONFIG_*` environment variables that set an HTTP Authorization header, the way
+actions/checkout does in its config file.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix import shell
+from ci_autofix.errors import UserError
+
+BOT_NAME = "github-actions[bot]"
+BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+_SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false",
+                "-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false")
+DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+                "-c", "diff.noprefix=false")
+
+
+class GitError(Exception):
+    def __init__(self, args: Sequence[str], result: shell.Completed) -> None:
+        super().__init__(f"git {' '.join(args)} failed ({result.describe()}):\n{result.tail(20)}")
+        self.result = result
+
+
+@dataclass(frozen=True)
+class PushResult:
+    ok: bool
+    rejected_stale: bool
+    output: str
+
+
+def auth_env(server_url: str, token: str) -> dict[str, str]:
+    """Environment that makes git send `token` to `server_url` as actions/checkout does."""
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    key = f"http.{server_url.rstrip('/')}/.extraheader"
+    return {
+        "GIT_CONFIG_COUNT": "3",
+        "GIT_CONFIG_KEY_0": key,
+        "GIT_CONFIG_VALUE_0": "",  # an empty value drops headers persisted by a checkout
+        "GIT_CONFIG_KEY_1": key,
+        "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}",
+        "GIT_CONFIG_KEY_2": "credential.helper",
+        "GIT_CONFIG_VALUE_2": "",
+    }
+
+
+class Git:
+    def __init__(self, repo: Path, *, timeout: float = 300) -> None:
+        self.repo = repo
+        self.timeout = timeout
+
+    def _env(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "LC_ALL": "C"})
+        if extra:
+            env.update(extra)
+        return env
+
+    def run(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True,
+            stdin: bytes | None = None) -> shell.Completed:
+        argv = ("git", *_SAFE_CONFIG, *args)
+        result = shell.run(argv, cwd=self.repo, env=self._env(env), timeout=self.timeout,
+                           max_output=64 * 1024 * 1024, stdin=stdin)
+        if result.not_found:
+            raise UserError("git is not installed.", "Install git (the action's image has it).")
+        if check and not result.ok:
+            raise GitError(args, result)
+        return result
+
+    def out(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        return self.run(*args, env=env).output.strip()
+
+    # ---- reading -------------------------------------------------------------------------------
+    def rev_parse(self, rev: str) -> str:
+        return self.out("rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}")
+
+    def has_commit(self, sha: str) -> bool:
+        return self.run("cat-file", "-e", f"{sha}^{{commit}}", check=False).ok
+
+    def parents(self, sha: str) -> list[str]:
+        return self.out("rev-list", "--parents", "-n", "1", sha).split()[1:]
+
+    def is_dirty(self) -> bool:
+        return bool(self.out("status", "--porcelain", "--untracked-files=normal"))
+
+    def diff(self, base: str, target: str) -> str:
+        """The unified diff between two commits, in a fixed form the patch policy can parse."""
+        return self.run("diff", *DIFF_OPTIONS, "-M", "--full-index", base, target, "--").output
+
+    def changed_paths(self, base: str, target: str) -> list[str]:
+        out = self.run("diff", "--name-only", "-z", "--no-renames", base, target, "--").output
+        return [p for p in out.split("\0") if p]
+
+    def commit_message(self, sha: str) -> str:
+        return self.out("log", "-1", "--format=%B", sha)
+
+    def author(self, sha: str) -> tuple[str, str]:
+        name, _, email = self.out("log", "-1", "--format=%an%x00%ae", sha).partition("\0")
+        return name, email
+
+    # ---- writing objects (never moves HEAD, a branch, or the index) ------------------------------
+    def snapshot_tree(self, base: str) -> str:
+        """A tree of the working directory as it is now (tracked and new files, .gitignore kept)."""
+        with tempfile.TemporaryDirectory(prefix="ci-autofix-index-") as tmp:
+            index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.run("read-tree", base, env=index_env)
+            self.run("add", "--all", "--", ".", env=index_env)
+            return self.out("write-tree", env=index_env)
+
+    def commit_tree(self, tree: str, parent: str, message: str) -> str:
+        identity = {"GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+                    "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL}
+        result = self.run("commit-tree", tree, "-p", parent, "-F", "-", env=identity, stdin=message.encode())
+        return result.output.strip()
+
+    def tree_of(self, sha: str) -> str:
+        return self.out("rev-parse", f"{sha}^{{tree}}")
+
+    def restore_worktree(self, sha: str) -> None:
+        """Put tracked files back as they are in `sha` and remove new untracked files."""
+        self.run("checkout", "--force", "--detach", sha)
+        self.run("clean", "-fdq")
+
+    # ---- talking to the remote -----------------------------------------------------------------
+    def push(self, remote_url: str, refspec: str, *, token: str, server_url: str,
+             lease: tuple[str, str] | None = None) -> PushResult:
+        """Push `refspec`; with `lease=(ref, sha)` the remote ref must still be `sha` (empty: absent)."""
+        args = ["push", "--porcelain", "--no-verify"]
+        if lease is not None:
+            args.append(f"--force-with-lease={lease[0]}:{lease[1]}")
+        args += ["--", remote_url, refspec]
+        result = self.run(*args, env=auth_env(server_url, token), check=False)
+        stale = "stale info" in result.output or "fetch first" in result.output
+        if not result.ok and not stale and "non-fast-forward" not in result.output:
+            raise GitError(args, result)
+        return PushResult(ok=result.ok, rejected_stale=not result.ok, output=result.output)
+
+    def fetch(self, remote_url: str, refspecs: Sequence[str], *, token: str, server_url: str) -> None:
+        self.run("fetch", "--no-tags", "--no-recurse-submodules", "--", remote_url, *refspecs,
+                 env=auth_env(server_url, token))
+
+
+def remote_url(server_url: str, repository: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+", repository):
+        raise UserError(f"GITHUB_REPOSITORY {repository!r} is not of the form owner/name.",
+                        "Run inside GitHub Actions, or set GITHUB_REPOSITORY=owner/name.")
+    return f"{server_url.rstrip('/')}/{repository}.git"

@@ -1,0 +1,176 @@
+"""One settings model: the action's inputs, the runner's environment, and the CLI's flags.
+
+Inputs arrive as `INPUT_<NAME>` with the name upper-cased and hyphens kept
+(`INPUT_MAX-ATTEMPTS`); the underscore spelling is accepted too, and an empty value means
+the default (the runner sets every declared input, `""` when the workflow leaves it out).
+The runner's own variables (`GITHUB_*`, `RUNNER_*`) fill the runner fields. The CLI passes
+its flags as keyword arguments, which win over the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, AliasGenerator, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from ci_autofix.errors import UserError
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+Mode = Literal["auto", "propose", "apply", "review"]
+Provider = Literal["anthropic", "bedrock", "vertex"]
+StrList = Annotated[list[str], NoDecode]
+
+
+def _input_aliases(field_name: str) -> AliasChoices:
+    kebab = field_name.replace("_", "-").upper()
+    return AliasChoices(f"INPUT_{kebab}", f"INPUT_{field_name.upper()}")
+
+
+def _runner(*names: str) -> Any:
+    """A field read from the runner's environment rather than from an input."""
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        alias_generator=AliasGenerator(validation_alias=_input_aliases),
+        populate_by_name=True,
+        env_ignore_empty=True,
+        str_strip_whitespace=True,
+        extra="ignore",
+        frozen=True,
+    )
+
+    # ---- action inputs (kebab-case in action.yml) -------------------------------------------
+    mode: Mode = Field("auto", description="Which flow to run: `auto` picks it from the event "
+                       "(`workflow_run` → propose, `workflow_dispatch` → apply, `pull_request_review` → review).")
+    github_token: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN"),
+        description="Token for the GitHub API and for pushing the suggestion branch, usually `secrets.GITHUB_TOKEN`.")
+    anthropic_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("INPUT_ANTHROPIC-API-KEY", "INPUT_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
+        description="Anthropic API key for the fix agent. Without it only the deterministic fixers run.")
+    ci_token: SecretStr | None = Field(
+        None, description="Optional GitHub App token or PAT used to push, so that CI runs on the fix "
+        "(pushes made with `GITHUB_TOKEN` start no workflow).")
+    provider: Provider = Field("anthropic", description="Where the model runs: `anthropic`, `bedrock` or `vertex`.")
+    model: str = Field(DEFAULT_MODEL, description="Model used by the fix agent.")
+    max_attempts: int = Field(3, ge=1, le=20, description="Most suggestions proposed for one failing branch.")
+    max_turns: int = Field(30, ge=1, le=200, description="Most model turns per attempt.")
+    max_cost_usd: float = Field(2.0, gt=0, le=100, description="Most model spend per attempt, in US dollars.")
+    max_minutes: float = Field(15, gt=0, le=350, description="Wall-clock limit for the agent, in minutes.")
+    command_timeout: int = Field(600, ge=5, le=3600, description="Timeout in seconds for each command we run "
+                                 "(fixers, the failing command, tests).")
+    max_log_tokens: int = Field(6000, ge=500, le=100_000, description="Token budget of the log excerpt "
+                                "given to the agent and shown in the pull request.")
+    branch_prefix: str = Field("ci-autofix/", min_length=1, max_length=64,
+                               description="Prefix of suggestion branches; runs on such branches are skipped.")
+    branches: StrList = Field(default_factory=list, description="Only handle failures on branches matching "
+                              "one of these globs (comma or newline separated; empty: all).")
+    exclude_branches: StrList = Field(default_factory=list, description="Never handle failures on branches "
+                                      "matching one of these globs.")
+    reviewers: StrList = Field(default_factory=list, description="Extra reviewers to request (logins, or "
+                               "`org/team` for teams), besides the author of the failing change.")
+    labels: StrList = Field(default_factory=lambda: ["ci-autofix"], description="Labels put on the suggestion PR.")
+    fixers: StrList = Field(default_factory=lambda: ["auto"], description="Deterministic fixers to try: `auto` "
+                            "(what the failing step ran and the repository configures), `none`, or a list of "
+                            "`ruff-format`, `ruff-check`, `black`, `isort`.")
+    setup_command: str = Field("", description="Command that prepares the environment before verification "
+                               "(for example `pip install -e .[test]`).")
+    test_command: str = Field("", description="Extra command that must pass for a fix to count as verified.")
+    protected_paths: StrList = Field(default_factory=list, description="Globs of paths the fix may not touch, "
+                                     "in addition to `.github/workflows/**`.")
+    max_changed_lines: int = Field(200, ge=1, le=100_000, description="Largest fix, in changed lines.")
+    max_files: int = Field(10, ge=1, le=1000, description="Largest fix, in changed files.")
+    allow_shell: bool = Field(False, description="Let the agent run arbitrary shell commands (otherwise only "
+                              "the failing command, `setup-command` and `test-command`).")
+    allow_forks: bool = Field(False, description="Handle failures of pull requests from forks. Off by default: "
+                              "it runs untrusted code in a job that holds secrets.")
+    fix_timed_out: bool = Field(False, description="Also handle runs that concluded `timed_out`.")
+    rerun_infra: bool = Field(False, description="Re-run the failed jobs once when the failure is "
+                              "infrastructure (network, runner lost) instead of halting.")
+    require_verified: bool = Field(False, description="Halt instead of proposing a fix that could not be "
+                                   "verified here.")
+    require_ci_green: bool = Field(False, description="apply: refuse unless CI on the fix concluded success.")
+    pull_request: int | None = Field(None, ge=1, description="apply: number of the suggestion pull request.")
+    keep_branch: bool = Field(False, description="apply: keep the suggestion branch after applying.")
+    fail_on_halt: bool = Field(False, description="Fail the job when the run halts without a fix.")
+
+    # ---- the runner's environment --------------------------------------------------------------
+    event_name: str = Field("", validation_alias=_runner("GITHUB_EVENT_NAME"))
+    event_path: Path | None = Field(None, validation_alias=_runner("GITHUB_EVENT_PATH"))
+    repository: str = Field("", validation_alias=_runner("GITHUB_REPOSITORY"))
+    api_url: str = Field("https://api.github.com", validation_alias=_runner("GITHUB_API_URL"))
+    server_url: str = Field("https://github.com", validation_alias=_runner("GITHUB_SERVER_URL"))
+    workspace: Path = Field(Path("."), validation_alias=_runner("GITHUB_WORKSPACE"))
+    output_path: Path | None = Field(None, validation_alias=_runner("GITHUB_OUTPUT"))
+    summary_path: Path | None = Field(None, validation_alias=_runner("GITHUB_STEP_SUMMARY"))
+    actor: str = Field("", validation_alias=_runner("GITHUB_ACTOR"))
+    triggering_actor: str = Field("", validation_alias=_runner("GITHUB_TRIGGERING_ACTOR"))
+    run_id: str = Field("", validation_alias=_runner("GITHUB_RUN_ID"))
+    workflow_ref: str = Field("", validation_alias=_runner("GITHUB_WORKFLOW_REF"))
+    in_actions: bool = Field(False, validation_alias=_runner("GITHUB_ACTIONS"))
+    runner_temp: Path | None = Field(None, validation_alias=_runner("RUNNER_TEMP"))
+
+    @field_validator("branches", "exclude_branches", "reviewers", "labels", "fixers", "protected_paths",
+                     mode="before")
+    @classmethod
+    def _split_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [item.strip() for item in value.replace(",", "\n").splitlines() if item.strip()]
+        return value
+
+    @field_validator("branch_prefix")
+    @classmethod
+    def _plain_prefix(cls, value: str) -> str:
+        from ci_autofix.refs import check_branch_name
+
+        check_branch_name(value.rstrip("/") or "x", what="branch-prefix")
+        return value if value.endswith("/") else value + "/"
+
+    # ---- helpers ---------------------------------------------------------------------------------
+    @classmethod
+    def input_names(cls) -> list[str]:
+        """The action's inputs as the user writes them in `with:` (kebab-case)."""
+        return [name.replace("_", "-") for name, field in cls.model_fields.items() if not _is_runner_field(field)]
+
+    def secrets(self) -> list[str]:
+        """Every secret value this run holds, for masking."""
+        return [s.get_secret_value() for s in (self.github_token, self.anthropic_api_key, self.ci_token)
+                if s is not None and s.get_secret_value()]
+
+
+def _is_runner_field(field: Any) -> bool:
+    alias = field.validation_alias
+    return isinstance(alias, AliasChoices) and not any(
+        str(choice).startswith("INPUT_") for choice in alias.choices
+    )
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings, turning validation errors into messages that name the input."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        raise UserError(*_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> tuple[str, str]:
+    problems = []
+    for error in exc.errors():
+        where = str(error["loc"][0]) if error["loc"] else "?"
+        name = where.removeprefix("INPUT_").lower().replace("_", "-") if where.startswith("INPUT_") else where
+        name = name.replace("_", "-")
+        secret = any(word in name for word in ("token", "key"))
+        shown = "" if secret else f" (got {error.get('input')!r})"
+        if where.startswith("INPUT_") or name in Settings.input_names():
+            problems.append(f"input `{name}`{shown}: {error['msg']}")
+        else:
+            problems.append(f"{where}{shown}: {error['msg']}")
+    cause = "Invalid configuration: " + "; ".join(problems)
+    remedy = "Correct the value under `with:` in your workflow (or the matching command-line flag); " \
+             "the README's inputs table lists each input's accepted values."
+    return cause, remedy
