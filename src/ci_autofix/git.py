@@ -22,9 +22,10 @@ from ci_autofix.errors import UserError
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 _SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false",
-                "-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false")
-DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
-                "-c", "diff.noprefix=false")
+                "-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false",
+                "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false")
+# `diff.noprefix`/`diff.mnemonicPrefix` are pinned in _SAFE_CONFIG: after the subcommand, `-c` means --cc.
+DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
 
 
 class GitError(Exception):
