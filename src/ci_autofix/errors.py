@@ -34,7 +34,7 @@ class HaltReason(StrEnum):
     ALREADY_APPLIED = "already-applied"
 
 
-class Halt(Exception):  # noqa: N818 - a halt is an outcome, not an error
+class Halt(Exception):
     """A run that ends without a fix, for a reason the user can read."""
 
     def __init__(self, reason: HaltReason, message: str, *, details: dict[str, object] | None = None) -> None:

@@ -21,9 +21,22 @@ from ci_autofix.errors import UserError
 
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
-_SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false",
-                "-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false",
-                "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false")
+_SAFE_CONFIG = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.quotePath=false",
+    "-c",
+    "protocol.ext.allow=never",
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "diff.mnemonicPrefix=false",
+)
 # `diff.noprefix`/`diff.mnemonicPrefix` are pinned in _SAFE_CONFIG: after the subcommand, `-c` means --cc.
 DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
 
@@ -68,11 +81,18 @@ class Git:
             env.update(extra)
         return env
 
-    def run(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True,
-            stdin: bytes | None = None) -> shell.Completed:
+    def run(
+        self, *args: str, env: Mapping[str, str] | None = None, check: bool = True, stdin: bytes | None = None
+    ) -> shell.Completed:
         argv = ("git", *_SAFE_CONFIG, *args)
-        result = shell.run(argv, cwd=self.repo, env=self._env(env), timeout=self.timeout,
-                           max_output=64 * 1024 * 1024, stdin=stdin)
+        result = shell.run(
+            argv,
+            cwd=self.repo,
+            env=self._env(env),
+            timeout=self.timeout,
+            max_output=64 * 1024 * 1024,
+            stdin=stdin,
+        )
         if result.not_found:
             raise UserError("git is not installed.", "Install git (the action's image has it).")
         if check and not result.ok:
@@ -120,8 +140,12 @@ class Git:
             return self.out("write-tree", env=index_env)
 
     def commit_tree(self, tree: str, parent: str, message: str) -> str:
-        identity = {"GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
-                    "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL}
+        identity = {
+            "GIT_AUTHOR_NAME": BOT_NAME,
+            "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+            "GIT_COMMITTER_NAME": BOT_NAME,
+            "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+        }
         result = self.run("commit-tree", tree, "-p", parent, "-F", "-", env=identity, stdin=message.encode())
         return result.output.strip()
 
@@ -134,8 +158,15 @@ class Git:
         self.run("clean", "-fdq")
 
     # ---- talking to the remote -----------------------------------------------------------------
-    def push(self, remote_url: str, refspec: str, *, token: str, server_url: str,
-             lease: tuple[str, str] | None = None) -> PushResult:
+    def push(
+        self,
+        remote_url: str,
+        refspec: str,
+        *,
+        token: str,
+        server_url: str,
+        lease: tuple[str, str] | None = None,
+    ) -> PushResult:
         """Push `refspec`; with `lease=(ref, sha)` the remote ref must still be `sha` (empty: absent)."""
         args = ["push", "--porcelain", "--no-verify"]
         if lease is not None:
@@ -148,12 +179,21 @@ class Git:
         return PushResult(ok=result.ok, rejected_stale=not result.ok, output=result.output)
 
     def fetch(self, remote_url: str, refspecs: Sequence[str], *, token: str, server_url: str) -> None:
-        self.run("fetch", "--no-tags", "--no-recurse-submodules", "--", remote_url, *refspecs,
-                 env=auth_env(server_url, token))
+        self.run(
+            "fetch",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--",
+            remote_url,
+            *refspecs,
+            env=auth_env(server_url, token),
+        )
 
 
 def remote_url(server_url: str, repository: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+", repository):
-        raise UserError(f"GITHUB_REPOSITORY {repository!r} is not of the form owner/name.",
-                        "Run inside GitHub Actions, or set GITHUB_REPOSITORY=owner/name.")
+        raise UserError(
+            f"GITHUB_REPOSITORY {repository!r} is not of the form owner/name.",
+            "Run inside GitHub Actions, or set GITHUB_REPOSITORY=owner/name.",
+        )
     return f"{server_url.rstrip('/')}/{repository}.git"

@@ -59,8 +59,10 @@ def is_sha(value: str) -> bool:
 
 def check_sha(value: str, *, what: str = "commit") -> str:
     if not is_sha(value):
-        raise UserError(f"{what} {_shown(value)} is not a full commit id.",
-                        f"Pass the 40-character hexadecimal id of the {what}.")
+        raise UserError(
+            f"{what} {_shown(value)} is not a full commit id.",
+            f"Pass the 40-character hexadecimal id of the {what}.",
+        )
     return value
 
 

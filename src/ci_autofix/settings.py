@@ -45,57 +45,114 @@ class Settings(BaseSettings):
     )
 
     # ---- action inputs (kebab-case in action.yml) -------------------------------------------
-    mode: Mode = Field("auto", description="Which flow to run: `auto` picks it from the event "
-                       "(`workflow_run` → propose, `workflow_dispatch` → apply, `pull_request_review` → review).")
+    mode: Mode = Field(
+        "auto",
+        description="Which flow to run: `auto` picks it from the event "
+        "(`workflow_run` → propose, `workflow_dispatch` → apply, `pull_request_review` → review).",
+    )
     github_token: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN"),
-        description="Token for the GitHub API and for pushing the suggestion branch, usually `secrets.GITHUB_TOKEN`.")
+        None,
+        validation_alias=AliasChoices("INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN"),
+        description="Token for the GitHub API and for pushing the suggestion branch, usually `secrets.GITHUB_TOKEN`.",
+    )
     anthropic_api_key: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("INPUT_ANTHROPIC-API-KEY", "INPUT_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
-        description="Anthropic API key for the fix agent. Without it only the deterministic fixers run.")
+        None,
+        validation_alias=AliasChoices(
+            "INPUT_ANTHROPIC-API-KEY", "INPUT_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"
+        ),
+        description="Anthropic API key for the fix agent. Without it only the deterministic fixers run.",
+    )
     ci_token: SecretStr | None = Field(
-        None, description="Optional GitHub App token or PAT used to push, so that CI runs on the fix "
-        "(pushes made with `GITHUB_TOKEN` start no workflow).")
-    provider: Provider = Field("anthropic", description="Where the model runs: `anthropic`, `bedrock` or `vertex`.")
+        None,
+        description="Optional GitHub App token or PAT used to push, so that CI runs on the fix "
+        "(pushes made with `GITHUB_TOKEN` start no workflow).",
+    )
+    provider: Provider = Field(
+        "anthropic", description="Where the model runs: `anthropic`, `bedrock` or `vertex`."
+    )
     model: str = Field(DEFAULT_MODEL, description="Model used by the fix agent.")
     max_attempts: int = Field(3, ge=1, le=20, description="Most suggestions proposed for one failing branch.")
     max_turns: int = Field(30, ge=1, le=200, description="Most model turns per attempt.")
     max_cost_usd: float = Field(2.0, gt=0, le=100, description="Most model spend per attempt, in US dollars.")
     max_minutes: float = Field(15, gt=0, le=350, description="Wall-clock limit for the agent, in minutes.")
-    command_timeout: int = Field(600, ge=5, le=3600, description="Timeout in seconds for each command we run "
-                                 "(fixers, the failing command, tests).")
-    max_log_tokens: int = Field(6000, ge=500, le=100_000, description="Token budget of the log excerpt "
-                                "given to the agent and shown in the pull request.")
-    branch_prefix: str = Field("ci-autofix/", min_length=1, max_length=64,
-                               description="Prefix of suggestion branches; runs on such branches are skipped.")
-    branches: StrList = Field(default_factory=list, description="Only handle failures on branches matching "
-                              "one of these globs (comma or newline separated; empty: all).")
-    exclude_branches: StrList = Field(default_factory=list, description="Never handle failures on branches "
-                                      "matching one of these globs.")
-    reviewers: StrList = Field(default_factory=list, description="Extra reviewers to request (logins, or "
-                               "`org/team` for teams), besides the author of the failing change.")
-    labels: StrList = Field(default_factory=lambda: ["ci-autofix"], description="Labels put on the suggestion PR.")
-    fixers: StrList = Field(default_factory=lambda: ["auto"], description="Deterministic fixers to try: `auto` "
-                            "(what the failing step ran and the repository configures), `none`, or a list of "
-                            "`ruff-format`, `ruff-check`, `black`, `isort`.")
-    setup_command: str = Field("", description="Command that prepares the environment before verification "
-                               "(for example `pip install -e .[test]`).")
+    command_timeout: int = Field(
+        600,
+        ge=5,
+        le=3600,
+        description="Timeout in seconds for each command we run (fixers, the failing command, tests).",
+    )
+    max_log_tokens: int = Field(
+        6000,
+        ge=500,
+        le=100_000,
+        description="Token budget of the log excerpt given to the agent and shown in the pull request.",
+    )
+    branch_prefix: str = Field(
+        "ci-autofix/",
+        min_length=1,
+        max_length=64,
+        description="Prefix of suggestion branches; runs on such branches are skipped.",
+    )
+    branches: StrList = Field(
+        default_factory=list,
+        description="Only handle failures on branches matching "
+        "one of these globs (comma or newline separated; empty: all).",
+    )
+    exclude_branches: StrList = Field(
+        default_factory=list, description="Never handle failures on branches matching one of these globs."
+    )
+    reviewers: StrList = Field(
+        default_factory=list,
+        description="Extra reviewers to request (logins, or "
+        "`org/team` for teams), besides the author of the failing change.",
+    )
+    labels: StrList = Field(
+        default_factory=lambda: ["ci-autofix"], description="Labels put on the suggestion PR."
+    )
+    fixers: StrList = Field(
+        default_factory=lambda: ["auto"],
+        description="Deterministic fixers to try: `auto` "
+        "(what the failing step ran and the repository configures), `none`, or a list of "
+        "`ruff-format`, `ruff-check`, `black`, `isort`.",
+    )
+    setup_command: str = Field(
+        "",
+        description="Command that prepares the environment before verification "
+        "(for example `pip install -e .[test]`).",
+    )
     test_command: str = Field("", description="Extra command that must pass for a fix to count as verified.")
-    protected_paths: StrList = Field(default_factory=list, description="Globs of paths the fix may not touch, "
-                                     "in addition to `.github/workflows/**`.")
+    protected_paths: StrList = Field(
+        default_factory=list,
+        description="Globs of paths the fix may not touch, in addition to `.github/workflows/**`.",
+    )
     max_changed_lines: int = Field(200, ge=1, le=100_000, description="Largest fix, in changed lines.")
     max_files: int = Field(10, ge=1, le=1000, description="Largest fix, in changed files.")
-    allow_shell: bool = Field(False, description="Let the agent run arbitrary shell commands (otherwise only "
-                              "the failing command, `setup-command` and `test-command`).")
-    allow_forks: bool = Field(False, description="Handle failures of pull requests from forks. Off by default: "
-                              "it runs untrusted code in a job that holds secrets.")
+    allow_shell: bool = Field(
+        False,
+        description="Let the agent run arbitrary shell commands (otherwise only "
+        "the failing command, `setup-command` and `test-command`).",
+    )
+    allow_forks: bool = Field(
+        False,
+        description="Handle failures of pull requests from forks. Off by default: "
+        "it runs untrusted code in a job that holds secrets.",
+    )
     fix_timed_out: bool = Field(False, description="Also handle runs that concluded `timed_out`.")
-    rerun_infra: bool = Field(False, description="Re-run the failed jobs once when the failure is "
-                              "infrastructure (network, runner lost) instead of halting.")
-    require_verified: bool = Field(False, description="Halt instead of proposing a fix that could not be "
-                                   "verified here.")
+    rerun_infra: bool = Field(
+        False,
+        description="Re-run the failed jobs once when the failure is "
+        "infrastructure (network, runner lost) instead of halting.",
+    )
+    require_verified: bool = Field(
+        False, description="Halt instead of proposing a fix that could not be verified here."
+    )
     require_ci_green: bool = Field(False, description="apply: refuse unless CI on the fix concluded success.")
     pull_request: int | None = Field(None, ge=1, description="apply: number of the suggestion pull request.")
+    apply_workflow: str = Field(
+        "ci-autofix-apply.yml",
+        description="File name of your apply workflow "
+        "(the one with `mode: apply`), used in the approval instructions on each suggestion.",
+    )
     keep_branch: bool = Field(False, description="apply: keep the suggestion branch after applying.")
     fail_on_halt: bool = Field(False, description="Fail the job when the run halts without a fix.")
 
@@ -115,8 +172,9 @@ class Settings(BaseSettings):
     in_actions: bool = Field(False, validation_alias=_runner("GITHUB_ACTIONS"))
     runner_temp: Path | None = Field(None, validation_alias=_runner("RUNNER_TEMP"))
 
-    @field_validator("branches", "exclude_branches", "reviewers", "labels", "fixers", "protected_paths",
-                     mode="before")
+    @field_validator(
+        "branches", "exclude_branches", "reviewers", "labels", "fixers", "protected_paths", mode="before"
+    )
     @classmethod
     def _split_list(cls, value: object) -> object:
         if isinstance(value, str):
@@ -135,12 +193,17 @@ class Settings(BaseSettings):
     @classmethod
     def input_names(cls) -> list[str]:
         """The action's inputs as the user writes them in `with:` (kebab-case)."""
-        return [name.replace("_", "-") for name, field in cls.model_fields.items() if not _is_runner_field(field)]
+        return [
+            name.replace("_", "-") for name, field in cls.model_fields.items() if not _is_runner_field(field)
+        ]
 
     def secrets(self) -> list[str]:
         """Every secret value this run holds, for masking."""
-        return [s.get_secret_value() for s in (self.github_token, self.anthropic_api_key, self.ci_token)
-                if s is not None and s.get_secret_value()]
+        return [
+            s.get_secret_value()
+            for s in (self.github_token, self.anthropic_api_key, self.ci_token)
+            if s is not None and s.get_secret_value()
+        ]
 
 
 def _is_runner_field(field: Any) -> bool:
@@ -171,6 +234,8 @@ def _describe(exc: ValidationError) -> tuple[str, str]:
         else:
             problems.append(f"{where}{shown}: {error['msg']}")
     cause = "Invalid configuration: " + "; ".join(problems)
-    remedy = "Correct the value under `with:` in your workflow (or the matching command-line flag); " \
-             "the README's inputs table lists each input's accepted values."
+    remedy = (
+        "Correct the value under `with:` in your workflow (or the matching command-line flag); "
+        "the README's inputs table lists each input's accepted values."
+    )
     return cause, remedy

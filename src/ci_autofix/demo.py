@@ -1,0 +1,152 @@
+"""`ci-autofix demo`: a small project with a real failing check, its real CI log, and `fix` on it.
+
+The project has a formatting error (which `ruff format --check` reports) and a bug that a
+unit test catches. The checks really run; their output is laid out as a GitHub Actions job
+log; then `fix` runs on it. Without a model key the deterministic fixer repairs the
+formatting and the report says what the agent would need for the test; with
+`ANTHROPIC_API_KEY` set the agent fixes the bug too. Nothing else needs the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ci_autofix import local
+from ci_autofix.cli import settings_overrides
+from ci_autofix.errors import Halt, UserError
+from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
+from ci_autofix.runner import Runner
+from ci_autofix.settings import load_settings
+
+FILES = {
+    "pyproject.toml": """\
+        [project]
+        name = "statskit"
+        version = "0.1.0"
+
+        [tool.ruff]
+        line-length = 100
+        """,
+    "statskit.py": """\
+        def total(values):
+            return sum( values )
+
+
+        def mean(values):
+            \"\"\"The arithmetic mean of a non-empty list of numbers.\"\"\"
+            return total(values) // len(values)
+        """,
+    "test_statskit.py": """\
+        import unittest
+
+        from statskit import mean, total
+
+
+        class StatsTest(unittest.TestCase):
+            def test_total(self):
+                self.assertEqual(total([1, 2, 3]), 6)
+
+            def test_mean(self):
+                self.assertEqual(mean([1, 2, 3, 4]), 2.5)
+
+
+        if __name__ == "__main__":
+            unittest.main()
+        """,
+}
+CHECKS = ("ruff format --check .", "python -m unittest -v")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="Where to create the sample project (default: a new temporary directory, kept).",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    runner = Runner(in_actions=False, stream=sys.stderr)
+    _tools_on_path()
+    root = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
+    settings = load_settings(**settings_overrides(args, ()))
+    runner.mask(settings.secrets())
+    runner.stage(f"creating the sample project in {root}")
+    create_project(root)
+    runner.stage("running its checks to produce a CI log")
+    log = ci_log(root)
+    (root / "ci.log").write_bytes(log)
+    runner.info(f"  the log is in {root / 'ci.log'}")
+    try:
+        proposal, branch = local.fix(root, log, settings, runner, branch="ci-autofix/demo")
+    except Halt as halt:
+        runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
+        return 3
+    local.print_report(proposal, branch, runner)
+    if settings.anthropic_api_key is None:
+        print(
+            "\nThe formatting was fixed without a model. The failing test (`mean` uses integer division) needs "
+            "the agent: set ANTHROPIC_API_KEY and run `ci-autofix demo` again to see it fixed too."
+        )
+    return 0
+
+
+def _tools_on_path() -> None:
+    """The tools installed beside ci-autofix (ruff) are found even when the venv is not activated."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def create_project(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    if any(root.iterdir()):
+        raise UserError(f"{root} is not empty.", "Pass an empty or new directory with --dir.")
+    for name, text in FILES.items():
+        (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    git = Git(root)
+    git.run("init", "--quiet", "--initial-branch=main")
+    git.run("add", "--all")
+    identity = {
+        "GIT_AUTHOR_NAME": BOT_NAME,
+        "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+        "GIT_COMMITTER_NAME": BOT_NAME,
+        "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+    }
+    git.run("commit", "--quiet", "--no-verify", "-m", "Add statskit", env=identity)
+
+
+def ci_log(root: Path) -> bytes:
+    """Run each check and lay its real output out as a GitHub Actions job log."""
+    lines: list[str] = []
+
+    def emit(text: str) -> None:
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + "0Z"
+        lines.append(f"{stamp} {text}")
+
+    emit("##[group]Run actions/checkout@v4")
+    emit("##[endgroup]")
+    for command in CHECKS:
+        argv = command.split()
+        if argv[0] == "python":
+            argv[0] = sys.executable
+        result = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=120, check=False)
+        emit(f"##[group]Run {command}")
+        emit(f"\x1b[36;1m{command}\x1b[0m")
+        emit("shell: /usr/bin/bash -e {0}")
+        emit("##[endgroup]")
+        for line in (result.stdout + result.stderr).splitlines():
+            emit(line)
+        if result.returncode != 0:
+            emit(f"##[error]Process completed with exit code {result.returncode}.")
+    emit("Post job cleanup.")
+    return ("\ufeff" + "\n".join(lines) + "\n").encode()

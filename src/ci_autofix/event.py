@@ -1,0 +1,193 @@
+"""Event payloads into typed models, and the guards decided from the payload alone.
+
+The guards run before any API call: a run that should not be handled costs nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.settings import Settings
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Account(_Model):
+    login: str
+
+
+class RepoRef(_Model):
+    id: int
+    full_name: str | None = None
+
+
+class Person(_Model):
+    name: str | None = None
+    email: str | None = None
+
+
+class HeadCommit(_Model):
+    id: str
+    message: str = ""
+    author: Person | None = None
+
+
+class PullRequestBranch(_Model):
+    ref: str
+    sha: str
+    repo: RepoRef | None = None
+
+
+class RunPullRequest(_Model):
+    number: int
+    head: PullRequestBranch
+    base: PullRequestBranch
+
+
+class WorkflowRun(_Model):
+    id: int
+    name: str | None = None
+    head_branch: str | None
+    head_sha: str
+    path: str = ""
+    run_attempt: int = 1
+    event: str
+    status: str | None = None
+    conclusion: str | None
+    workflow_id: int | None = None
+    html_url: str = ""
+    pull_requests: list[RunPullRequest] = Field(default_factory=list)
+    actor: Account | None = None
+    triggering_actor: Account | None = None
+    head_commit: HeadCommit | None = None
+    head_repository: RepoRef | None = None
+    repository: RepoRef | None = None
+
+    @property
+    def workflow_file(self) -> str:
+        """`.github/workflows/ci.yml`, also from the `owner/repo/.github/workflows/ci.yml@ref` form."""
+        path = self.path.split("@", 1)[0]
+        marker = ".github/workflows/"
+        return path[path.index(marker) :] if marker in path else path
+
+
+class Repository(_Model):
+    id: int
+    full_name: str
+    default_branch: str | None = None
+
+
+class WorkflowRunEvent(_Model):
+    action: str | None = None
+    workflow_run: WorkflowRun
+    repository: Repository
+
+    @property
+    def run(self) -> WorkflowRun:
+        return self.workflow_run
+
+    @property
+    def is_fork(self) -> bool:
+        """A pull request from another repository (as actions/checkout v7 decides it)."""
+        run = self.workflow_run
+        head = run.head_repository
+        return run.event.startswith("pull_request") and head is not None and head.id != self.repository.id
+
+
+def read_payload(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        raise UserError(
+            "GITHUB_EVENT_PATH is not set, so there is no event to read.",
+            "Run the action from a workflow (the runner sets it), or pass the event file path.",
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(
+            f"The event file {path} does not exist.",
+            "Check GITHUB_EVENT_PATH; on GitHub Actions the runner writes this file.",
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(
+            f"The event file {path} is not valid JSON ({exc}).",
+            "Pass the webhook payload as GitHub delivers it.",
+        ) from None
+    if not isinstance(data, dict):
+        raise UserError(
+            f"The event file {path} holds {type(data).__name__}, not a JSON object.",
+            "Pass the webhook payload as GitHub delivers it.",
+        )
+    return data
+
+
+def parse_workflow_run(data: dict[str, Any]) -> WorkflowRunEvent:
+    if "workflow_run" not in data:
+        raise UserError(
+            "The event payload has no `workflow_run`: this is not a workflow_run event.",
+            "Trigger the propose flow with `on: workflow_run` (see the README's example), "
+            "or set the `mode` input for the event you use.",
+        )
+    try:
+        return WorkflowRunEvent.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        raise UserError(
+            f"The workflow_run payload is malformed ({problems}).",
+            "Pass the payload GitHub delivers for `workflow_run` events.",
+        ) from None
+
+
+def check_guards(event: WorkflowRunEvent, settings: Settings) -> None:
+    """Halt (never raise an error) for runs the propose flow must not handle."""
+    run = event.workflow_run
+    handled = {"failure"} | ({"timed_out"} if settings.fix_timed_out else set())
+    if run.conclusion not in handled:
+        hint = " (set `fix-timed-out: true` to handle timeouts)" if run.conclusion == "timed_out" else ""
+        raise Halt(
+            HaltReason.NOT_A_FAILURE,
+            f"The workflow run concluded `{run.conclusion}`, not `failure`: nothing to fix{hint}.",
+        )
+    branch = run.head_branch
+    if not branch:
+        raise Halt(
+            HaltReason.BRANCH_FILTERED,
+            "The run has no head branch (a tag or a detached ref): there is no branch to propose a fix for.",
+        )
+    if branch.startswith(settings.branch_prefix):
+        raise Halt(
+            HaltReason.OWN_BRANCH,
+            f"`{branch}` is a ci-autofix suggestion branch (prefix "
+            f"`{settings.branch_prefix}`); fixing it would loop.",
+        )
+    if event.is_fork and not settings.allow_forks:
+        head = run.head_repository.full_name if run.head_repository else "another repository"
+        raise Halt(
+            HaltReason.FORK,
+            f"The failing run is a pull request from a fork ({head}). Fixing it would run "
+            "untrusted code in a job that holds secrets and a write token; set `allow-forks: true` only "
+            "if you accept that.",
+        )
+    if settings.branches and not any(fnmatch.fnmatchcase(branch, g) for g in settings.branches):
+        raise Halt(HaltReason.BRANCH_FILTERED, f"`{branch}` matches none of the `branches` globs.")
+    if any(fnmatch.fnmatchcase(branch, g) for g in settings.exclude_branches):
+        raise Halt(HaltReason.BRANCH_FILTERED, f"`{branch}` matches an `exclude-branches` glob.")
+
+
+def choose_mode(settings: Settings) -> str:
+    if settings.mode != "auto":
+        return settings.mode
+    by_event = {"workflow_run": "propose", "workflow_dispatch": "apply", "pull_request_review": "review"}
+    if settings.event_name in by_event:
+        return by_event[settings.event_name]
+    raise UserError(
+        f"ci-autofix does not know what to do on the `{settings.event_name or '(none)'}` event.",
+        "Trigger it with `on: workflow_run` (propose) or `on: workflow_dispatch` (apply), or set the `mode` input.",
+    )

@@ -1,0 +1,201 @@
+"""The fix ladder, shared by every flow: fixers, then the agent, then verification and policy.
+
+Flows differ only in where the log comes from and where the proposal goes; this is the one
+piece of code that turns a `Diagnosis` and a checkout into a `Proposal` (a commit whose
+parent is the failing commit, with its evidence) or a typed halt. It never moves a branch,
+HEAD or the index: the fix is written as a commit object that the caller delivers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ci_autofix.agent import AgentRequest, AgentResult, agent_available, run_agent
+from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
+from ci_autofix.git import Git
+from ci_autofix.policy import Verdict, check_diff
+from ci_autofix.runner import Runner
+from ci_autofix.sandbox import Sandbox
+from ci_autofix.settings import Settings
+from ci_autofix.triage.model import Category, Diagnosis
+from ci_autofix.verify import Verification, reproduce, verify
+
+# Failures the deterministic fixers can settle on their own: when only these failed and a
+# fixer changed something, the agent is not needed.
+_FIXER_CATEGORIES = {Category.FORMAT, Category.LINT}
+
+
+@dataclass
+class Proposal:
+    fix_sha: str
+    head_sha: str
+    diff: str
+    changed_files: list[str]
+    fixers: list[FixerRun]
+    verification: Verification | None
+    verdict: Verdict
+    agent: AgentResult | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.agent.cost_usd if self.agent else None
+
+
+@dataclass
+class LadderInput:
+    root: Path
+    head_sha: str
+    diagnosis: Diagnosis
+    settings: Settings
+    commit_message: str
+    tools_dir: Path
+    llm_factory: Callable[[], Any]
+    context: list[str] = field(default_factory=list)  # extra untrusted text for the agent (review comments)
+
+
+def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
+    settings = job.settings
+    sandbox = Sandbox(job.root, protected=settings.protected_paths, timeout=settings.command_timeout)
+    git = Git(job.root)
+    commands = job.diagnosis.commands
+    notes: list[str] = []
+    partial = ""
+
+    runner.stage("reproducing the failure")
+    before = reproduce(sandbox, commands, timeout=settings.command_timeout) if commands else []
+
+    runner.stage("deterministic fixers")
+    plan = plan_fixers(job.root, job.diagnosis, settings.fixers)
+    fixer_runs = run_fixers(sandbox, plan, tools_dir=job.tools_dir, timeout=settings.command_timeout)
+    for run in fixer_runs:
+        runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
+
+    verification = _verify(sandbox, job, git, before) if _changed(git, job.head_sha) else None
+    agent_result: AgentResult | None = None
+    if not _settled(job.diagnosis, fixer_runs, verification):
+        unavailable = agent_available(settings)
+        if unavailable is None:
+            agent_result, verification = _agent_rungs(job, sandbox, git, before, verification, runner)
+        elif _changed(git, job.head_sha):
+            partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
+            notes.append(partial)
+        else:
+            raise Halt(
+                HaltReason.AGENT_DISABLED,
+                f"No deterministic fixer applies to this failure, and the agent is off: {unavailable}",
+            )
+
+    runner.stage("checking the patch")
+    tree = git.snapshot_tree(job.head_sha)
+    if tree == git.tree_of(job.head_sha):
+        raise Halt(HaltReason.NO_CHANGES, "The fixers and the agent produced no change to propose.")
+    fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
+    diff = git.diff(job.head_sha, fix_sha)
+    verdict = check_diff(
+        diff,
+        protected=sandbox.protected,
+        max_changed_lines=settings.max_changed_lines,
+        max_files=settings.max_files,
+    )
+    if verdict.blocked:
+        codes = ", ".join(sorted({f.code for f in verdict.findings if f.severity == "block"}))
+        raise Halt(
+            HaltReason.POLICY,
+            f"The patch breaks the patch policy ({codes}); nothing was pushed.",
+            details={"policy": verdict.to_json()},
+        )
+    if verification is not None and verification.outcome == "failed" and not partial:
+        raise Halt(
+            HaltReason.UNVERIFIED_FIX,
+            f"The fix does not make the failing command pass: {verification.reason}",
+            details={"verification": verification.reason},
+        )
+    if settings.require_verified and (verification is None or verification.outcome != "verified"):
+        reason = verification.reason if verification else "no failing command to re-run was found in the log"
+        raise Halt(
+            HaltReason.UNVERIFIED_FIX,
+            f"The fix could not be verified here ({reason}) and `require-verified` is on.",
+        )
+    return Proposal(
+        fix_sha=fix_sha,
+        head_sha=job.head_sha,
+        diff=diff,
+        changed_files=git.changed_paths(job.head_sha, fix_sha),
+        fixers=fixer_runs,
+        verification=verification,
+        verdict=verdict,
+        agent=agent_result,
+        notes=notes,
+    )
+
+
+def _agent_rungs(
+    job: LadderInput,
+    sandbox: Sandbox,
+    git: Git,
+    before: list[Any],
+    verification: Verification | None,
+    runner: Runner,
+) -> tuple[AgentResult, Verification | None]:
+    """The agent, and one more turn with the new output when its fix still fails."""
+    runner.stage("fix agent")
+    llm = job.llm_factory()
+    context = list(job.context)
+    result = run_agent(_request(job, context), llm=llm, sandbox=sandbox)
+    verification = _verify(sandbox, job, git, before)
+    if verification is not None and verification.outcome == "failed":
+        runner.stage("fix agent: one more turn with the new output")
+        context.append(f"Your change did not make the failing command pass.\n{verification.to_markdown()}")
+        result = run_agent(_request(job, context), llm=llm, sandbox=sandbox)
+        verification = _verify(sandbox, job, git, before)
+    return result, verification
+
+
+def _request(job: LadderInput, context: list[str]) -> AgentRequest:
+    s = job.settings
+    return AgentRequest(
+        diagnosis=job.diagnosis,
+        commands=job.diagnosis.commands,
+        setup_command=s.setup_command,
+        test_command=s.test_command,
+        allow_shell=s.allow_shell,
+        max_turns=s.max_turns,
+        max_cost_usd=s.max_cost_usd,
+        max_minutes=s.max_minutes,
+        model=s.model,
+        context=context,
+    )
+
+
+def _verify(sandbox: Sandbox, job: LadderInput, git: Git, before: list[Any]) -> Verification | None:
+    commands = job.diagnosis.commands
+    if not commands and not job.settings.test_command:
+        return None
+    changed = git.run("status", "--porcelain", "--no-renames").output
+    files = [line[3:] for line in changed.splitlines() if len(line) > 3]
+    return verify(
+        sandbox,
+        commands,
+        setup_command=job.settings.setup_command,
+        test_command=job.settings.test_command,
+        changed_files=files,
+        before=before,
+        timeout=job.settings.command_timeout,
+    )
+
+
+def _changed(git: Git, head_sha: str) -> bool:
+    return git.snapshot_tree(head_sha) != git.tree_of(head_sha)
+
+
+def _settled(diagnosis: Diagnosis, fixer_runs: list[FixerRun], verification: Verification | None) -> bool:
+    """Whether the fixers alone have dealt with the failure."""
+    if verification is not None and verification.outcome != "unverified":
+        return verification.outcome == "verified"
+    changed = any(run.changed_files for run in fixer_runs)
+    return changed and diagnosis.category in _FIXER_CATEGORIES

@@ -1,0 +1,178 @@
+"""`ci-autofix fix`: the propose stages on a local checkout and a failed CI log.
+
+The stages run in a temporary worktree at HEAD, so your working tree and index are left
+exactly as they were; the fix becomes a commit on a new local side branch.
+
+    gh run view <id> --log-failed | ci-autofix fix -
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ci_autofix.clients import build_clients
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.git import Git, GitError
+from ci_autofix.ladder import LadderInput, Proposal, run_ladder
+from ci_autofix.report import fence
+from ci_autofix.runner import Runner
+from ci_autofix.settings import Settings, load_settings
+from ci_autofix.triage import diagnose
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ci_autofix.cli import add_settings_arguments
+
+    parser.add_argument(
+        "log",
+        nargs="?",
+        default="-",
+        metavar="LOG",
+        help="The failed CI log: a file, or - for standard input (default: -).",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="The git checkout the log belongs to (default: the current directory).",
+    )
+    parser.add_argument(
+        "--branch",
+        default=None,
+        metavar="NAME",
+        help="Name of the local side branch for the fix (default: <branch-prefix><current "
+        "branch>/local-<time>).",
+    )
+    add_settings_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ci_autofix.cli import settings_overrides
+
+    settings = load_settings(**settings_overrides(args))
+    runner = Runner(in_actions=False, stream=sys.stderr)
+    runner.mask(settings.secrets())
+    log = read_log(args.log)
+    try:
+        proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
+    except Halt as halt:
+        runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
+        return 3
+    print_report(proposal, branch, runner)
+    return 0
+
+
+def read_log(source: str) -> bytes:
+    if source == "-":
+        if sys.stdin.isatty():
+            raise UserError(
+                "No log given and standard input is a terminal.",
+                "Pass a log file, or pipe one in: `gh run view <id> --log-failed | ci-autofix fix -`.",
+            )
+        return sys.stdin.buffer.read()
+    path = Path(source)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UserError(
+            f"Cannot read the log file {source}: {exc.strerror}.",
+            "Pass the path of a saved CI log, or - to read standard input.",
+        ) from None
+
+
+def fix(
+    repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
+) -> tuple[Proposal, str]:
+    """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
+    git = Git(repo)
+    try:
+        head = git.rev_parse("HEAD")
+    except GitError:
+        raise UserError(
+            f"{repo} is not a git checkout with a commit.",
+            "Run `ci-autofix fix` in the repository the log came from, or pass --repo.",
+        ) from None
+    current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
+    name = branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}"
+    if git.is_dirty():
+        runner.warning(
+            "Your working tree has uncommitted changes; the fix is made against HEAD without them."
+        )
+
+    runner.stage("triage")
+    diagnosis = diagnose(log, max_tokens=settings.max_log_tokens)
+    runner.info(
+        f"  {len(diagnosis.failures)} failure(s), category {diagnosis.category.value}; "
+        f"failing command(s): {', '.join(c.splitlines()[0] for c in diagnosis.commands) or 'none found'}"
+    )
+    if diagnosis.is_infra:
+        raise Halt(
+            HaltReason.INFRA,
+            f"The log shows an infrastructure failure "
+            f"({diagnosis.infra_reason or diagnosis.category.value}): no code change would fix it.",
+        )
+    message = (
+        f"Fix CI failure ({diagnosis.category.value})\n\nProposed by ci-autofix from a local log.\n\n"
+        f"Autofix-Base: {head}\n"
+    )
+    with _worktree(git, head) as tree, tempfile.TemporaryDirectory(prefix="ci-autofix-tools-") as tools:
+        proposal = run_ladder(
+            LadderInput(
+                root=tree,
+                head_sha=head,
+                diagnosis=diagnosis,
+                settings=settings,
+                commit_message=message,
+                tools_dir=Path(tools),
+                llm_factory=build_clients(settings).llm,
+            ),
+            runner,
+        )
+    git.run("branch", "--no-track", "--", name, proposal.fix_sha)
+    return proposal, name
+
+
+@contextmanager
+def _worktree(git: Git, head: str) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-worktree-") as tmp:
+        path = Path(tmp) / "checkout"
+        git.run("worktree", "add", "--detach", "--", str(path), head)
+        try:
+            yield path
+        finally:
+            git.run("worktree", "remove", "--force", "--", str(path), check=False)
+            git.run("worktree", "prune", check=False)
+
+
+def print_report(proposal: Proposal, branch: str, runner: Runner) -> None:
+    out = sys.stdout
+    print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)
+    for run in proposal.fixers:
+        if run.changed_files:
+            print(f"  {run.name} {run.version or ''}: {', '.join(run.changed_files)}", file=out)
+    if proposal.agent is not None:
+        print(
+            f"  agent: {proposal.agent.summary} ({proposal.agent.turns} turns, "
+            f"${proposal.agent.cost_usd:.4f})",
+            file=out,
+        )
+    for note in proposal.notes:
+        print(f"  note: {note}", file=out)
+    if proposal.verification is not None:
+        print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
+    print(f"Patch policy: {proposal.verdict.status}", file=out)
+    for finding in proposal.verdict.findings:
+        print(f"  [{finding.severity}] {finding.code}: {finding.message}", file=out)
+    print("\n" + fence(runner.clean(proposal.diff), "diff"), file=out)
+    print(
+        f"\nNext: review with `git show {branch}`, then take it with `git merge --ff-only {branch}` "
+        f"or `git cherry-pick {branch}`.",
+        file=out,
+    )

@@ -1,0 +1,37 @@
+"""How a run ended, in one record that becomes the outputs, the summary and the exit code."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["proposed", "applied", "halted", "error"]
+
+
+@dataclass
+class Outcome:
+    status: Status
+    reason: str = ""
+    message: str = ""
+    fix_branch: str = ""
+    fix_sha: str = ""
+    pull_request: int | None = None
+    pull_request_url: str = ""
+    attempt: int | None = None
+    head_sha: str = ""  # apply: the branch's new head
+    cost_usd: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def outputs(self) -> dict[str, str]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "fix-branch": self.fix_branch,
+            "fix-sha": self.fix_sha,
+            "pull-request": str(self.pull_request or ""),
+            "attempt": str(self.attempt or ""),
+            "head-sha": self.head_sha,
+            "cost-usd": "" if self.cost_usd is None else f"{self.cost_usd:.4f}",
+            "result-json": json.dumps(asdict(self), sort_keys=True, default=str),
+        }

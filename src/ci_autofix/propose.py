@@ -1,0 +1,212 @@
+"""The propose flow: from a failed `workflow_run` to a suggestion PR that asks for review.
+
+event ─► guards ─► existing? ─► attempt ─► failed jobs' logs ─► triage ─► fix ladder ─► deliver
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix import report
+from ci_autofix.clients import Clients
+from ci_autofix.deliver import deliver, reviewers_for
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
+from ci_autofix.git import Git, GitError
+from ci_autofix.github import GitHub
+from ci_autofix.ladder import LadderInput, Proposal, run_ladder
+from ci_autofix.ledger import find_existing, next_attempt, side_branch
+from ci_autofix.marker import Suggestion
+from ci_autofix.outcome import Outcome
+from ci_autofix.runner import Runner
+from ci_autofix.settings import Settings
+from ci_autofix.triage import diagnose_jobs
+from ci_autofix.triage.model import Diagnosis, Failure
+
+
+@dataclass
+class _Seen:
+    """What the flow learned before it halted, for the summary."""
+
+    diagnosis: Diagnosis | None = None
+
+
+def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
+    seen = _Seen()
+    try:
+        return _propose(settings, clients, runner, seen)
+    except Halt as halt:
+        outcome = Outcome("halted", reason=halt.reason.value, message=halt.message, details=halt.details)
+        runner.summary(report.summary(outcome, diagnosis=seen.diagnosis))
+        return outcome
+
+
+def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
+    event = parse_workflow_run(read_payload(settings.event_path))
+    check_guards(event, settings)  # from the payload alone: no API call before this
+    run = event.run
+    branch = run.head_branch or ""
+    fix_branch = side_branch(settings.branch_prefix, branch, run.id)
+    gh = clients.github()
+
+    runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
+    if existing := find_existing(gh, fix_branch):
+        record = existing.record
+        return Outcome(
+            "proposed",
+            reason="already-proposed",
+            message=f"This run was already handled: {existing.pull.html_url}. Nothing changed.",
+            fix_branch=fix_branch,
+            fix_sha=record.fix_sha if record else "",
+            pull_request=existing.pull.number,
+            pull_request_url=existing.pull.html_url,
+            attempt=record.attempt if record else None,
+        )
+    attempt = next_attempt(
+        gh,
+        prefix=settings.branch_prefix,
+        failing_branch=branch,
+        head_sha=run.head_sha,
+        max_attempts=settings.max_attempts,
+    )
+
+    runner.stage("downloading the failed jobs' logs")
+    diagnosis = seen.diagnosis = _triage(gh, event, settings)
+    runner.annotate(diagnosis.failures)
+    if diagnosis.is_infra:
+        _halt_infra(gh, event, settings, diagnosis)
+
+    git = _checkout(settings.workspace, run.head_sha)
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-tools-") as tools:
+        proposal = run_ladder(
+            LadderInput(
+                root=git.repo,
+                head_sha=run.head_sha,
+                diagnosis=diagnosis,
+                settings=settings,
+                commit_message=_commit_message(diagnosis, run.id, attempt, run.head_sha, branch),
+                tools_dir=settings.runner_temp / "ci-autofix-tools" if settings.runner_temp else Path(tools),
+                llm_factory=clients.llm,
+            ),
+            runner,
+        )
+
+    runner.stage("delivering the suggestion")
+    ctx = report.RunContext(
+        repository=settings.repository,
+        server_url=settings.server_url,
+        workflow_name=run.name or run.workflow_file or "CI",
+        run_url=run.html_url,
+        failing_branch=branch,
+        head_sha=run.head_sha,
+    )
+    record = Suggestion(
+        run_id=run.id,
+        run_attempt=run.run_attempt,
+        workflow=run.workflow_file,
+        failing_branch=branch,
+        head_sha=run.head_sha,
+        fix_sha=proposal.fix_sha,
+        fix_branch=fix_branch,
+        attempt=attempt,
+        verification=proposal.verification.outcome if proposal.verification else "skipped",
+        policy=proposal.verdict.status,
+    )
+    reviewers = reviewers_for(
+        gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
+    )
+    delivery = deliver(gh, git, settings, ctx, diagnosis, proposal, record, reviewers, run.workflow_file)
+    for login in delivery.unrequested_reviewers:
+        runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
+    outcome = Outcome(
+        "proposed",
+        message=f"Suggestion {delivery.pull.html_url} is waiting for review.",
+        fix_branch=fix_branch,
+        fix_sha=proposal.fix_sha,
+        pull_request=delivery.pull.number,
+        pull_request_url=delivery.pull.html_url,
+        attempt=attempt,
+        cost_usd=proposal.cost_usd,
+        details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
+    )
+    runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
+    return outcome
+
+
+def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> Diagnosis:
+    run = event.run
+    jobs = gh.failed_jobs(run.id, run.run_attempt)
+    if not jobs:
+        raise Halt(
+            HaltReason.NO_FAILED_JOBS,
+            f"Attempt {run.run_attempt} of run {run.id} has no failed job "
+            "(it may have been re-run since): nothing to fix.",
+        )
+    diagnosis = diagnose_jobs(
+        [(job.name, gh.job_log(job.id)) for job in jobs], max_tokens=settings.max_log_tokens
+    )
+    located = {(f.file, f.line) for f in diagnosis.failures}
+    for job in jobs:
+        for note in gh.annotations(job.id):
+            if (
+                note.level == "failure"
+                and note.path != ".github"
+                and (note.path, note.start_line) not in located
+            ):
+                diagnosis.failures.append(
+                    Failure(
+                        tool="annotation",
+                        kind="error",
+                        message=note.message,
+                        file=note.path,
+                        line=note.start_line,
+                        where=[job.name],
+                    )
+                )
+                located.add((note.path, note.start_line))
+    return diagnosis
+
+
+def _halt_infra(gh: GitHub, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:
+    reason = diagnosis.infra_reason or diagnosis.category.value
+    if settings.rerun_infra and event.run.run_attempt == 1:
+        gh.rerun_failed_jobs(event.run.id)
+        raise Halt(
+            HaltReason.INFRA, f"The failure is infrastructure ({reason}); the failed jobs were re-run once."
+        )
+    raise Halt(
+        HaltReason.INFRA,
+        f"The failure is infrastructure ({reason}), not the code: no change would fix it. "
+        "Re-run the jobs (or set `rerun-infra: true` to have ci-autofix do it once).",
+    )
+
+
+def _checkout(workspace: Path, head_sha: str) -> Git:
+    git = Git(workspace)
+    try:
+        head = git.rev_parse("HEAD")
+    except GitError:
+        raise UserError(
+            f"The workspace {workspace} is not a git checkout.",
+            "Add `actions/checkout` with `ref: ${{ github.event.workflow_run.head_sha }}` before ci-autofix.",
+        ) from None
+    if head != head_sha:
+        raise UserError(
+            f"The checkout is at {head[:12]}, not at the failing commit {head_sha[:12]}.",
+            "Check out the failing commit: `ref: ${{ github.event.workflow_run.head_sha }}` in "
+            "actions/checkout (a workflow_run job otherwise checks out the default branch).",
+        )
+    return git
+
+
+def _commit_message(diagnosis: Diagnosis, run_id: int, attempt: int, head_sha: str, branch: str) -> str:
+    subject = f"Fix {report.what_failed(diagnosis).strip('`')} failing on {branch}"
+    return (
+        f"{subject[:72]}\n\nProposed by ci-autofix for the failed run {run_id}.\n\n"
+        f"Autofix-Run: {run_id}\nAutofix-Attempt: {attempt}\nAutofix-Base: {head_sha}\n"
+    )
+
+
+__all__ = ["Proposal", "propose"]

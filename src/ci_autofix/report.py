@@ -1,0 +1,197 @@
+"""What people read: the suggestion PR's title and body, and the job summary.
+
+Every text here ends up on GitHub; the runner and the delivery code redact it on the way out.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from ci_autofix.ladder import Proposal
+from ci_autofix.marker import Suggestion
+from ci_autofix.outcome import Outcome
+from ci_autofix.triage.model import Diagnosis
+
+MAX_BODY_CHARS = 60_000  # GitHub refuses bodies over 65,536 characters
+MAX_EXCERPT_CHARS = 20_000
+MAX_DIFF_CHARS = 30_000
+
+
+@dataclass(frozen=True)
+class RunContext:
+    repository: str
+    server_url: str
+    workflow_name: str
+    run_url: str
+    failing_branch: str
+    head_sha: str
+
+
+def fence(text: str, lang: str = "") -> str:
+    """A Markdown code fence that the text cannot close early."""
+    longest = max((len(run) for run in _backtick_runs(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def _backtick_runs(text: str) -> list[str]:
+    runs, current = [], ""
+    for ch in text:
+        if ch == "`":
+            current += ch
+        elif current:
+            runs.append(current)
+            current = ""
+    return [*runs, current] if current else runs
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
+
+
+def what_failed(diagnosis: Diagnosis) -> str:
+    if diagnosis.commands:
+        first = diagnosis.commands[0].splitlines()[0]
+        return f"`{clip(first, 80)}`"
+    tools = sorted(diagnosis.tools - {"generic"})
+    return ", ".join(tools) if tools else f"{diagnosis.category.value} failure"
+
+
+def pr_title(diagnosis: Diagnosis, branch: str) -> str:
+    return clip(f"ci-autofix: fix {what_failed(diagnosis)} failing on {branch}", 240)
+
+
+def approve_command(ctx: RunContext, apply_workflow: str, number: int | None) -> str:
+    pr = str(number) if number else "<this PR's number>"
+    return (
+        f"gh workflow run {shlex.quote(apply_workflow)} --repo {shlex.quote(ctx.repository)} "
+        f"-f pull-request={pr}"
+    )
+
+
+def pr_body(
+    ctx: RunContext,
+    diagnosis: Diagnosis,
+    proposal: Proposal,
+    record: Suggestion,
+    *,
+    apply_workflow: str,
+    number: int | None,
+    ci_note: str,
+) -> str:
+    parts: list[str] = []
+    flags = [f for f in proposal.verdict.findings if f.severity == "flag"]
+    if flags:
+        parts.append(
+            "> [!WARNING]\n> **For the reviewer**, the patch policy flagged:\n"
+            + "\n".join(f"> - `{f.code}` {f.path or ''}: {f.message}" for f in flags)
+        )
+    if proposal.verification and proposal.verification.outcome != "verified":
+        parts.append(f"> [!CAUTION]\n> **Unverified**: {proposal.verification.reason}")
+    parts.append(
+        f"CI failed on `{ctx.failing_branch}` at `{ctx.head_sha[:12]}` ([{ctx.workflow_name} run]({ctx.run_url})). "
+        f"This pull request proposes a fix as one commit on top of the failing commit. "
+        f"**Nothing reaches `{ctx.failing_branch}` until someone approves it** (see the end)."
+    )
+    parts.append(
+        "### What failed\n"
+        + _failures(diagnosis)
+        + "\n\n<details><summary>Log excerpt</summary>\n\n"
+        + fence(clip(diagnosis.excerpt, MAX_EXCERPT_CHARS), "text")
+        + "\n\n</details>"
+    )
+    parts.append("### What changed and why\n" + _changes(proposal))
+    parts.append("### How it was checked\n" + _checks(proposal, ci_note))
+    cmd = approve_command(ctx, apply_workflow, number)
+    actions = f"{ctx.server_url.rstrip('/')}/{ctx.repository}/actions/workflows/{apply_workflow}"
+    parts.append(
+        "### How to approve\n"
+        f"Review the diff, then start the apply workflow ([Actions page]({actions})):\n\n"
+        + fence(cmd, "sh")
+        + "\n\n"
+        f"The apply job waits for the approval of the environment's reviewers, then pushes exactly commit "
+        f"`{record.fix_sha[:12]}` onto `{ctx.failing_branch}`, only if the branch is still at "
+        f"`{ctx.head_sha[:12]}`. To reject the suggestion, close this pull request."
+    )
+    body = "\n\n".join(parts)
+    footer = f"\n\n<sub>attempt {record.attempt} · ci-autofix</sub>\n\n{record.render()}\n"
+    return clip(body, MAX_BODY_CHARS - len(footer)) + footer
+
+
+def _failures(diagnosis: Diagnosis) -> str:
+    if not diagnosis.failures:
+        return f"A {diagnosis.category.value} failure (no single failing line was located)."
+    lines = []
+    for failure in diagnosis.failures[:15]:
+        where = (
+            f"`{failure.file}:{failure.line}`"
+            if failure.file and failure.line
+            else (f"`{failure.file}`" if failure.file else "")
+        )
+        test = f" `{failure.test_id}`" if failure.test_id else ""
+        lines.append(
+            f"- **{failure.tool}** {where}{test}: {clip(failure.message.splitlines()[0] if failure.message else '', 200)}"
+        )
+    if len(diagnosis.failures) > 15:
+        lines.append(f"- … and {len(diagnosis.failures) - 15} more")
+    return "\n".join(lines)
+
+
+def _changes(proposal: Proposal) -> str:
+    lines = []
+    for run in proposal.fixers:
+        if run.changed_files:
+            files = ", ".join(f"`{f}`" for f in run.changed_files[:10])
+            lines.append(f"- **{run.name}** {run.version or ''}: {files}")
+    if proposal.agent is not None:
+        agent = proposal.agent
+        lines.append(f"- **Agent**: {agent.summary}")
+        if agent.root_cause:
+            lines.append(f"  - Root cause: {agent.root_cause}")
+        if agent.confidence:
+            lines.append(f"  - Confidence: {agent.confidence}")
+        for note in agent.notes_left_as_is:
+            lines.append(f"  - Left as-is (annotated in the code): {note}")
+        lines.append(f"  - Model usage: {agent.turns} turns, ${agent.cost_usd:.4f}")
+    lines.extend(f"- {note}" for note in proposal.notes)
+    lines.append(
+        f"\n<details><summary>Diff ({len(proposal.changed_files)} file(s))</summary>\n\n"
+        + fence(clip(proposal.diff, MAX_DIFF_CHARS), "diff")
+        + "\n\n</details>"
+    )
+    return "\n".join(lines)
+
+
+def _checks(proposal: Proposal, ci_note: str) -> str:
+    parts = []
+    if proposal.verification is not None:
+        parts.append(proposal.verification.to_markdown())
+    else:
+        parts.append("No failing command could be re-run here: the log did not show one.")
+    parts.append(proposal.verdict.to_markdown())
+    if ci_note:
+        parts.append(ci_note)
+    return "\n\n".join(parts)
+
+
+def summary(outcome: Outcome, *, diagnosis: Diagnosis | None = None, proposal: Proposal | None = None) -> str:
+    """The job summary: what happened and what to do next."""
+    if outcome.status == "proposed":
+        head = f"## ci-autofix: fix proposed in #{outcome.pull_request}\n\n{outcome.message}"
+    elif outcome.status == "applied":
+        head = f"## ci-autofix: fix applied\n\n{outcome.message}"
+    else:
+        head = f"## ci-autofix: halted (`{outcome.reason}`)\n\n{outcome.message}"
+    parts = [head]
+    if diagnosis is not None:
+        parts.append("### What failed\n" + _failures(diagnosis))
+    if proposal is not None:
+        parts.append("### The fix\n" + fence(clip(proposal.diff, MAX_DIFF_CHARS), "diff"))
+        if proposal.verification is not None:
+            parts.append(proposal.verification.to_markdown())
+    if outcome.pull_request_url:
+        parts.append(
+            f"**Next step**: review {outcome.pull_request_url} and approve it with the apply workflow."
+        )
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,143 @@
+"""Everything written back to the runner goes through here: masks, logs, outputs, summary, annotations.
+
+Secrets are masked (`::add-mask::`) before anything else is printed, and every text that
+passes through is redacted, so no other module has to remember to.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from ci_autofix.redact import redact
+from ci_autofix.triage.model import Failure
+
+MAX_SUMMARY_BYTES = 1024 * 1024  # the runner refuses larger step summaries
+MAX_ANNOTATIONS = 10  # per type per step; more are dropped by the runner
+MAX_ANNOTATION_CHARS = 4096
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class Runner:
+    """The runner's side channel. Outside Actions it prints plain progress to the stream."""
+
+    def __init__(
+        self,
+        *,
+        in_actions: bool,
+        output_path: Path | None = None,
+        summary_path: Path | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        self.in_actions = in_actions
+        self.output_path = output_path
+        self.summary_path = summary_path
+        self.stream = stream or sys.stdout
+        self._secrets: list[str] = []
+        self._started = time.monotonic()
+
+    # ---- secrets -------------------------------------------------------------------------------
+    def mask(self, secrets: Iterable[str]) -> None:
+        for secret in secrets:
+            if secret and secret not in self._secrets:
+                self._secrets.append(secret)
+                if self.in_actions:
+                    for line in secret.splitlines():
+                        if line.strip():
+                            self._emit(f"::add-mask::{escape_data(line)}")
+
+    def clean(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    # ---- log -------------------------------------------------------------------------------------
+    def _emit(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+
+    def info(self, message: str) -> None:
+        self._emit(self.clean(message))
+
+    def stage(self, name: str) -> None:
+        elapsed = time.monotonic() - self._started
+        self._emit(self.clean(f"[{elapsed:6.1f}s] {name}"))
+
+    def warning(self, message: str) -> None:
+        text = self.clean(message)
+        self._emit(f"::warning::{escape_data(text)}" if self.in_actions else f"warning: {text}")
+
+    def error(self, message: str) -> None:
+        text = self.clean(message)
+        self._emit(f"::error::{escape_data(text)}" if self.in_actions else f"error: {text}")
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        if self.in_actions:
+            self._emit(f"::group::{escape_data(self.clean(title))}")
+        else:
+            self.stage(title)
+        try:
+            yield
+        finally:
+            if self.in_actions:
+                self._emit("::endgroup::")
+
+    # ---- annotations -------------------------------------------------------------------------------
+    def annotate(self, failures: Iterable[Failure]) -> int:
+        """`::error file=,line=::` for located failures; returns how many were written."""
+        written = 0
+        for failure in failures:
+            if not failure.file or written >= MAX_ANNOTATIONS:
+                continue
+            props = [f"file={escape_property(failure.file)}"]
+            if failure.line:
+                props.append(f"line={failure.line}")
+            if failure.column:
+                props.append(f"col={failure.column}")
+            props.append(f"title={escape_property(self.clean(f'{failure.tool}: {failure.kind}'))}")
+            message = self.clean(failure.message)[:MAX_ANNOTATION_CHARS]
+            if self.in_actions:
+                self._emit(f"::error {','.join(props)}::{escape_data(message)}")
+            else:
+                where = f"{failure.file}:{failure.line}" if failure.line else failure.file
+                self._emit(f"{where}: {message}")
+            written += 1
+        return written
+
+    # ---- outputs and summary ---------------------------------------------------------------------
+    def set_outputs(self, outputs: Mapping[str, str]) -> None:
+        if self.output_path is None:
+            return
+        with self.output_path.open("a", encoding="utf-8") as fh:
+            for name, value in outputs.items():
+                text = self.clean(value)
+                if "\n" in text or "\r" in text:
+                    delimiter = f"ghadelimiter_{uuid.uuid4()}"
+                    fh.write(f"{name}<<{delimiter}\n{text}\n{delimiter}\n")
+                else:
+                    fh.write(f"{name}={text}\n")
+
+    def summary(self, markdown: str) -> None:
+        text = self.clean(markdown)
+        if self.summary_path is None:
+            if not self.in_actions:
+                self._emit(text)
+            return
+        data = text.encode("utf-8")
+        if len(data) > MAX_SUMMARY_BYTES - 1024:
+            data = (
+                data[: MAX_SUMMARY_BYTES - 1024].decode("utf-8", "ignore").encode()
+                + b"\n\n*(summary truncated)*\n"
+            )
+        with self.summary_path.open("ab") as fh:
+            fh.write(data + b"\n")
