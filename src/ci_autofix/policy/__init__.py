@@ -1,0 +1,61 @@
+"""The patch policy: rules every proposed diff must pass before anyone is asked to approve it.
+
+`check_diff(diff)` parses a unified diff (as `ci_autofix.git.Git.diff`, `git diff` or GitHub's
+`.diff` produce it) and returns a `Verdict`: `block` findings stop the fix (halt `policy`),
+`flag` findings are delivered but called out at the top of the PR. The rules, their codes and
+severities are in `table.RULES`; each family of rules lives in one module of `checks/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from unidiff.errors import UnidiffParseError
+
+from ci_autofix.policy.checks import assertions, dependencies, files, markers, risky
+from ci_autofix.policy.checks.limits import DEFAULT_PROTECTED, Limits
+from ci_autofix.policy.diff import FileDiff, parse
+from ci_autofix.policy.model import Finding, Severity, Status, Verdict
+from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
+
+__all__ = ["DEFAULT_PROTECTED", "RULES", "Finding", "Rule", "Severity", "Status", "Verdict", "check_diff",
+           "rules_markdown"]
+
+Family = Callable[[Sequence[FileDiff], Limits], Iterator[Finding]]
+FAMILIES: tuple[Family, ...] = (files.check, markers.check, assertions.check, risky.check, dependencies.check)
+
+
+def check_diff(
+    diff: str | bytes,
+    *,
+    protected: Sequence[str] = DEFAULT_PROTECTED,
+    max_changed_lines: int = 200,
+    max_files: int = 10,
+) -> Verdict:
+    """Every rule of the policy applied to `diff`; an unparseable diff is blocked, not an error."""
+    limits = Limits(protected=tuple(dict.fromkeys((*DEFAULT_PROTECTED, *protected))),
+                    max_changed_lines=max_changed_lines, max_files=max_files)
+    try:
+        parsed = parse(diff)
+    except (UnidiffParseError, UnicodeDecodeError) as exc:
+        return Verdict([finding("unparseable-diff", f"The diff could not be parsed ({_first_line(exc)}); "
+                                "nothing in it could be checked.")])
+    if not parsed and (diff.strip() if isinstance(diff, str) else diff.strip()):
+        return Verdict([finding("unparseable-diff", "The input is not empty but holds no file diff; nothing in "
+                                "it could be checked.")])
+    found = [f for family in FAMILIES for f in family(parsed, limits)]
+    unique = list(dict.fromkeys(_printable(f) for f in found))
+    unique.sort(key=lambda f: (f.severity != "block", f.path or "", f.line or 0, f.code))
+    return Verdict(unique)
+
+
+def _printable(found: Finding) -> Finding:
+    """Paths decoded with surrogateescape can hold lone surrogates: make them printable."""
+    if found.path is None:
+        return found
+    path = found.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return Finding(found.code, found.severity, found.message, path, found.line)
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]

@@ -1,0 +1,1 @@
+"""The rule families. Each module has `check(files, limits) -> Iterator[Finding]`."""

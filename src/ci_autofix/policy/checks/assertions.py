@@ -1,0 +1,247 @@
+"""What tests check: assertions removed (block), tests emptied (block), expected values changed (flag)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from ci_autofix.policy.checks.limits import Limits
+from ci_autofix.policy.diff import FileDiff, Hunk, Line
+from ci_autofix.policy.model import Finding
+from ci_autofix.policy.source import Language
+from ci_autofix.policy.table import finding
+
+ASSERTIONS: dict[Language, re.Pattern[str]] = {
+    Language.PYTHON: re.compile(
+        r"(?:^|;)\s*assert\b|\bself\s*\.\s*(?:assert|fail)\w*\s*\(|\bpytest\s*\.\s*(?:raises|warns|approx|fail)\s*\("
+        r"|\bassert_\w+\s*\("),
+    Language.JS: re.compile(
+        r"\bexpect\s*\(|\bassert\b\s*(?:\.\s*\w+\s*)?\(|\.\s*should\b"
+        r"|\bt\s*\.\s*(?:is|not|deepEqual|true|false|throws|equal|ok|assert)\s*\("),
+    Language.GO: re.compile(r"\b\w+\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\("
+                            r"|\b(?:assert|require)\s*\.\s*\w+\s*\("),
+    Language.RUST: re.compile(r"\b(?:debug_)?assert(?:_eq|_ne|_matches)?\s*!|#\s*\[\s*should_panic"),
+    Language.JAVA: re.compile(r"\bassert\w*\s*\(|\bassert\s+[^=\s]|\bfail\s*\(|\bverify\s*\("),
+}
+
+_EXPECTATION = re.compile(r"(?i)\b(?:expected|expect|want|wanted|exp|golden)\w*\s*(?::=|=|:)")
+_LITERAL = re.compile(
+    r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`"""
+    r"|(?<![\w.])-?\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b"
+    r"|\b(?:True|False|None|true|false|nil|null|undefined)\b")
+_TABLE_ROW = re.compile(r"^[\s◊,()\[\]{}:=>|&*]*$")
+
+_NEUTRAL = re.compile(r"^(?:pass|\.\.\.|return;?|return None|return nil|return Ok\(\(\)\);?|Ok\(\(\)\)|"
+                      r"return\s+(?:null|undefined);?)$")
+_CLOSER = re.compile(r"^[\])};,\s]*$")
+_DOCSTRING = re.compile(r"""^[rRbBuUfF]{0,2}["']*$""")
+_PY_HEADER = re.compile(r"^(\s*)(?:async\s+)?def\s+test\w*\s*\(")
+_JS_HEADER = re.compile(r"\b(?:it|test|specify)(?:\s*\.\s*\w+)*\s*\(.*\{")
+_GO_HEADER = re.compile(r"^\s*func\s+(?:Test|Benchmark|Fuzz)\w*\s*\(.*\{")
+_FN_HEADER = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|async|public|protected|private|static|final|suspend|override)\s+)*"
+                        r"(?:fn|void|fun)\s+(?:\w+|`[^`]*`)\s*\(")
+_TEST_ATTRIBUTE = re.compile(r"#\s*\[\s*(?:\w+::)*(?:test|rstest|test_case)\b|@(?:Test|ParameterizedTest|"
+                             r"RepeatedTest|TestFactory|Theory)\b")
+
+
+def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
+    for file in files:
+        hunks = file.test_hunks
+        if file.status == "deleted" or not hunks or file.language not in ASSERTIONS:
+            continue
+        yield from _removed(file, hunks)
+        for hunk in hunks:
+            yield from _emptied(file, hunk)
+            yield from _expected(file, hunk)
+
+
+def _count(lines: Sequence[Line], pattern: re.Pattern[str]) -> int:
+    return sum(len(pattern.findall(line.view.code)) for line in lines)
+
+
+def _removed(file: FileDiff, hunks: Sequence[Hunk]) -> Iterator[Finding]:
+    pattern = ASSERTIONS[file.language]
+    removed = [line for hunk in hunks for line in hunk.removed]
+    lost = _count(removed, pattern)
+    gained = _count([line for hunk in hunks for line in hunk.added], pattern)
+    if lost > gained:
+        first = next(line for line in removed if pattern.search(line.view.code))
+        yield finding("assertion-removed", f"{lost} assertion(s) removed and only {gained} added in this test "
+                      f"file (first removed at line {first.number} of the old file): the tests would check less.",
+                      file.path, first.number)
+
+
+# ---- emptied tests ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Function:
+    key: str
+    lines: list[Line]  # header to end, as far as the hunk shows
+    body: list[Line]
+    complete: bool
+
+
+def _statements(func: _Function, language: Language) -> list[Line]:
+    result = []
+    for line in func.body:
+        text = line.view.code.strip()
+        if not text or _CLOSER.match(text) or (language is Language.PYTHON and _DOCSTRING.match(text)):
+            continue
+        result.append(line)
+    return result
+
+
+def _neutral(line: Line) -> bool:
+    return bool(_NEUTRAL.match(line.view.code.strip()))
+
+
+def _functions(side: list[Line], language: Language) -> list[_Function]:
+    found = []
+    for index, line in enumerate(side):
+        if language is Language.PYTHON:
+            match = _PY_HEADER.match(line.view.code)
+            if match:
+                found.append(_python_function(side, index, len(match.group(1).expandtabs())))
+        elif _is_brace_header(side, index, language):
+            found.append(_brace_function(side, index))
+    return found
+
+
+def _is_brace_header(side: list[Line], index: int, language: Language) -> bool:
+    code = side[index].view.code
+    if language is Language.JS:
+        return bool(_JS_HEADER.search(code))
+    if language is Language.GO:
+        return bool(_GO_HEADER.match(code))
+    if language in (Language.RUST, Language.JAVA) and _FN_HEADER.match(code):
+        before = side[max(0, index - 3):index]
+        return any(_TEST_ATTRIBUTE.search(li.view.code) for li in before)
+    return False
+
+
+def _python_function(side: list[Line], index: int, indent: int) -> _Function:
+    start = index
+    while start < len(side) and not side[start].view.code.rstrip().endswith(":"):
+        start += 1
+    body: list[Line] = []
+    for line in side[start + 1:]:
+        code = line.view.code
+        if code.strip() and len(code) - len(code.lstrip()) <= indent and not _DOCSTRING.match(code.strip()):
+            return _Function(_key(side[index]), side[index:start + 1 + len(body)], body, True)
+        body.append(line)
+    return _Function(_key(side[index]), side[index:], body, False)
+
+
+def _brace_function(side: list[Line], index: int) -> _Function:
+    depth = 0
+    opened = False
+    for position in range(index, len(side)):
+        code = side[position].view.code
+        for char in code:
+            if char == "{":
+                depth += 1
+                opened = True
+            elif char == "}":
+                depth -= 1
+        if opened and depth <= 0:
+            return _Function(_key(side[index]), side[index:position + 1], side[index + 1:position], True)
+    return _Function(_key(side[index]), side[index:], side[index + 1:], False)
+
+
+def _key(line: Line) -> str:
+    return " ".join(line.view.bare.split())
+
+
+def _emptied(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
+    old = {f.key: f for f in _functions(hunk.side(new=False), file.language)}
+    for func in _functions(hunk.side(new=True), file.language):
+        if not any(line.added for line in func.lines) and not any(line.removed for line in hunk.lines):
+            continue
+        statements = _statements(func, file.language)
+        if statements and _neutral(statements[0]) and statements[0].added and any(
+                not _neutral(s) for s in statements[1:]):
+            yield finding("test-emptied", "An early return or pass is added at the start of this test, so the "
+                          "rest of its code never runs.", file.path, statements[0].number)
+            continue
+        if not func.complete or any(not _neutral(s) for s in statements):
+            continue
+        before = old.get(func.key)
+        if before is None:
+            continue
+        old_statements = _statements(before, file.language)
+        if any(not _neutral(s) for s in old_statements) and any(line.removed for line in before.body):
+            where = statements[0].number if statements else func.lines[0].number
+            yield finding("test-emptied", "This test's body is removed or replaced by pass/return: it would pass "
+                          "without checking anything.", file.path, where)
+
+
+# ---- expected values -------------------------------------------------------------------------------
+
+
+def _shape(text: str) -> str:
+    return " ".join(_LITERAL.sub("◊", text).split())
+
+
+def _checks_a_value(line: Line, pattern: re.Pattern[str]) -> bool:
+    bare = line.view.bare
+    if pattern.search(line.view.code) or _EXPECTATION.search(bare):
+        return True
+    shape = _shape(bare)
+    return "◊" in shape and bool(_TABLE_ROW.match(shape))
+
+
+def _change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
+    removed: list[Line] = []
+    added: list[Line] = []
+    for line in [*hunk.lines, Line(" ", "", 0)]:
+        if line.removed:
+            if added:
+                yield removed, added
+                removed, added = [], []
+            removed.append(line)
+        elif line.added:
+            added.append(line)
+        else:
+            if removed and added:
+                yield removed, added
+            removed, added = [], []
+
+
+def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
+    pattern = ASSERTIONS[file.language]
+    for removed, added in _change_blocks(hunk):
+        olds = [line for line in removed if _checks_a_value(line, pattern)]
+        news = [line for line in added if _checks_a_value(line, pattern)]
+        for old, new in _pairs(olds, news):
+            before, after = _literals(old), _literals(new)
+            if before != after:
+                was = ", ".join(sorted((before - after).elements())) or "(none)"
+                now = ", ".join(sorted((after - before).elements())) or "(none)"
+                yield finding("expected-value-changed", f"An expected value changes (was {_short(was)}, now "
+                              f"{_short(now)}): check that the new value is the intended behaviour and not just "
+                              "what the code happens to return.", file.path, new.number)
+
+
+def _literals(line: Line) -> Counter[str]:
+    return Counter(match.group(0) for match in _LITERAL.finditer(line.view.bare))
+
+
+def _pairs(olds: list[Line], news: list[Line]) -> Iterator[tuple[Line, Line]]:
+    free = list(news)
+    for old in olds:
+        scored = [(SequenceMatcher(None, _shape(old.view.bare), _shape(new.view.bare)).ratio(), i)
+                  for i, new in enumerate(free)]
+        if not scored:
+            return
+        score, best = max(scored)
+        if score >= 0.6:
+            yield old, free.pop(best)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

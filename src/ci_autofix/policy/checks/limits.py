@@ -1,0 +1,15 @@
+"""The knobs of the policy that come from the action's inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+DEFAULT_PROTECTED = (".github/workflows/**",)
+
+
+@dataclass(frozen=True)
+class Limits:
+    protected: Sequence[str] = DEFAULT_PROTECTED
+    max_changed_lines: int = 200
+    max_files: int = 10

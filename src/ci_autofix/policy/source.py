@@ -1,0 +1,214 @@
+"""Just enough of each language to tell code from comments and strings, and tests from the rest.
+
+`scan` splits a run of source lines into three views per line: `code` (comments dropped,
+string contents blanked, quotes kept), `comment` (only the comment text) and `bare` (comments
+dropped, strings kept). Rules look for markers in `code`, for suppressions in `comment`, and
+for literals in `bare`, so `"it.skip("` in a string or `# pytest.mark.skip` in a comment never
+counts as a marker. A hunk is scanned from its first line with no carried state: a hunk that
+starts inside a multi-line string or comment can be misread (git's three context lines make
+this rare for the short functions tests are made of).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+
+class Language(StrEnum):
+    PYTHON = "python"
+    JS = "js"  # JavaScript and TypeScript
+    GO = "go"
+    RUST = "rust"
+    JAVA = "java"  # Java, Kotlin, Scala, Groovy, C#, C, C++, Swift: C-style comments
+    HASH = "hash"  # shell, YAML, TOML, Ruby, Makefiles, requirements: `#` comments
+    OTHER = "other"
+
+
+_EXTENSIONS: dict[str, Language] = {
+    **dict.fromkeys((".py", ".pyi", ".pyx"), Language.PYTHON),
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), Language.JS),
+    ".go": Language.GO,
+    ".rs": Language.RUST,
+    **dict.fromkeys((".java", ".kt", ".kts", ".scala", ".groovy", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp",
+                     ".swift", ".php"), Language.JAVA),
+    **dict.fromkeys((".sh", ".bash", ".zsh", ".yml", ".yaml", ".toml", ".rb", ".cfg", ".txt", ".in", ".mk",
+                     ".r", ".pl", ".ps1"), Language.HASH),
+}
+_HASH_NAMES = frozenset({"Makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Gemfile", "Rakefile",
+                         "Justfile", "justfile", ".gitignore", ".dockerignore"})
+
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "e2e", "integration_tests", "testdata"})
+_TEST_NAME = re.compile(
+    r"""(?x)
+    ^(?:test_.*\.py|.*_test\.py|conftest\.py|tests?\.py       # pytest, unittest
+     |.*\.(?:test|spec|e2e)\.[cm]?[jt]sx?                     # jest, vitest, mocha
+     |.*\.spec\.\w+                                           # any *.spec.*
+     |.*_test\.go                                             # go test
+     |.*(?:Test|Tests|IT|TestCase|Spec)\.(?:java|kt|kts|scala|groovy|cs)
+     |Test\w*\.(?:java|kt|cs)
+     |.*_(?:spec|test)\.rb|test_.*\.rb
+     |.*_test\.(?:c|cc|cpp|exs)
+    )$""")
+
+
+def language_of(path: str) -> Language:
+    name = PurePosixPath(path).name
+    if name in _HASH_NAMES or name.startswith(("Dockerfile.", "requirements")):
+        return Language.HASH
+    return _EXTENSIONS.get(PurePosixPath(name).suffix.lower(), Language.OTHER)
+
+
+def is_test_path(path: str) -> bool:
+    """A test file by the conventions of the common test runners (not a fixture or data file)."""
+    pure = PurePosixPath(path)
+    if _TEST_NAME.match(pure.name):
+        return True
+    in_test_dir = any(part in _TEST_DIRS for part in pure.parts[:-1])
+    return in_test_dir and language_of(path) not in (Language.OTHER, Language.HASH) and "testdata" not in pure.parts
+
+
+@dataclass(frozen=True)
+class View:
+    code: str  # comments dropped, string contents blanked (quotes kept)
+    comment: str  # comment text only
+    bare: str  # comments dropped, strings kept
+
+
+@dataclass(frozen=True)
+class _Syntax:
+    line_comments: tuple[str, ...]
+    block_comment: tuple[str, str] | None
+    # (open, close, backslash escapes, may span lines), longest opener first
+    strings: tuple[tuple[str, str, bool, bool], ...]
+    hash_needs_space: bool = False  # shell: `#` starts a comment only at a word start
+    rust_literals: bool = False  # r#"raw"# strings, and 'c' chars versus 'lifetimes
+
+
+_C_STRINGS = (('"', '"', True, False), ("'", "'", True, False))
+_SYNTAX: dict[Language, _Syntax] = {
+    Language.PYTHON: _Syntax(("#",), None, (('"""', '"""', True, True), ("'''", "'''", True, True), *_C_STRINGS)),
+    Language.JS: _Syntax(("//",), ("/*", "*/"), (("`", "`", True, True), *_C_STRINGS)),
+    Language.GO: _Syntax(("//",), ("/*", "*/"), (("`", "`", False, True), *_C_STRINGS)),
+    Language.RUST: _Syntax(("//",), ("/*", "*/"), (('"', '"', True, True),), rust_literals=True),
+    Language.JAVA: _Syntax(("//",), ("/*", "*/"), (('"""', '"""', True, True), *_C_STRINGS)),
+    Language.HASH: _Syntax(("#",), None, _C_STRINGS, hash_needs_space=True),
+}
+_RUST_RAW = re.compile(r'b?r(#*)"')
+_RUST_CHAR = re.compile(r"'(?:\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\.|[^\\'\n])'")
+
+
+def scan(lines: Sequence[str], language: Language) -> list[View]:
+    """The three views of each line of a contiguous run of source lines."""
+    syntax = _SYNTAX.get(language)
+    if syntax is None:
+        return [View(line, "", line) for line in lines]
+    views: list[View] = []
+    # what we are inside of at the start of a line: None, ("comment", close) or ("string", close, escapes)
+    inside: tuple[str, str, bool] | None = None
+    for line in lines:
+        code: list[str] = []
+        comment: list[str] = []
+        bare: list[str] = []
+        i, n = 0, len(line)
+        while i < n:
+            if inside is not None and inside[0] == "comment":
+                end = line.find(inside[1], i)
+                if end < 0:
+                    comment.append(line[i:])
+                    i = n
+                    break
+                comment.append(line[i:end])
+                i = end + len(inside[1])
+                code.append(" ")
+                bare.append(" ")
+                inside = None
+                continue
+            if inside is not None:  # a string that spans lines
+                close, escapes = inside[1], inside[2]
+                end = _string_end(line, i, close, escapes)
+                if end < 0:
+                    bare.append(line[i:])
+                    i = n
+                    break
+                bare.append(line[i:end + len(close)])
+                code.append(close)
+                i = end + len(close)
+                inside = None
+                continue
+            char = line[i]
+            if line.startswith(syntax.line_comments, i) and (
+                not syntax.hash_needs_space or i == 0 or line[i - 1] in " \t;"
+            ):
+                comment.append(line[i:])
+                break
+            if syntax.block_comment and line.startswith(syntax.block_comment[0], i):
+                inside = ("comment", syntax.block_comment[1], False)
+                i += len(syntax.block_comment[0])
+                continue
+            if syntax.rust_literals and char in "br" and (i == 0 or not _ident(line[i - 1])):
+                raw = _RUST_RAW.match(line, i)
+                if raw:
+                    close = '"' + raw.group(1)
+                    opener = raw.group(0)
+                    code.append(opener)
+                    bare.append(opener)
+                    i += len(opener)
+                    inside = ("string", close, False)
+                    continue
+            if syntax.rust_literals and char == "'":
+                literal = _RUST_CHAR.match(line, i)
+                if literal:  # a char literal; otherwise a lifetime, which is code
+                    code.append("''")
+                    bare.append(literal.group(0))
+                    i = literal.end()
+                    continue
+            opened = next((s for s in syntax.strings if line.startswith(s[0], i)), None)
+            if opened is not None:
+                opener, close, escapes, multiline = opened
+                code.append(opener)
+                bare.append(opener)
+                i += len(opener)
+                end = _string_end(line, i, close, escapes)
+                if end < 0:
+                    bare.append(line[i:])
+                    i = n
+                    if multiline:
+                        inside = ("string", close, escapes)
+                    else:
+                        code.append(close)  # an unterminated one-line string ends with its line
+                    break
+                bare.append(line[i:end + len(close)])
+                code.append(close)
+                i = end + len(close)
+                continue
+            code.append(char)
+            bare.append(char)
+            i += 1
+        views.append(View("".join(code), " ".join(c.strip() for c in comment if c.strip()), "".join(bare)))
+    return views
+
+
+def _ident(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _string_end(line: str, start: int, close: str, escapes: bool) -> int:
+    i = start
+    while True:
+        end = line.find(close, i)
+        if end < 0:
+            return -1
+        if escapes:
+            backslashes = 0
+            j = end - 1
+            while j >= start and line[j] == "\\":
+                backslashes += 1
+                j -= 1
+            if backslashes % 2:
+                i = end + 1
+                continue
+        return end
