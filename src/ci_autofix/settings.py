@@ -37,7 +37,7 @@ def _runner(*names: str) -> Any:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         alias_generator=AliasGenerator(validation_alias=_input_aliases),
-        populate_by_name=True,
+        populate_by_name=False,  # by name, generic variables such as MODEL or MODE would be read too
         env_ignore_empty=True,
         str_strip_whitespace=True,
         extra="ignore",
@@ -184,10 +184,16 @@ class Settings(BaseSettings):
     @field_validator("branch_prefix")
     @classmethod
     def _plain_prefix(cls, value: str) -> str:
-        from ci_autofix.refs import check_branch_name
+        from ci_autofix.refs import branch_problem
 
-        check_branch_name(value.rstrip("/") or "x", what="branch-prefix")
+        if problem := branch_problem(value.rstrip("/") or "/"):
+            raise ValueError(f"not usable as a branch name prefix: {problem}")
         return value if value.endswith("/") else value + "/"
+
+    def __init__(self, **values: Any) -> None:
+        # Keyword arguments by field name (`Settings(max_turns=4)`, the CLI's flags) map to the
+        # field's first alias, since reading by name would also pick up generic variables.
+        super().__init__(**{_first_alias(name): value for name, value in values.items()})
 
     # ---- helpers ---------------------------------------------------------------------------------
     @classmethod
@@ -216,9 +222,19 @@ def _is_runner_field(field: Any) -> bool:
 def load_settings(**overrides: Any) -> Settings:
     """Read the settings, turning validation errors into messages that name the input."""
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        return Settings(**{name: value for name, value in overrides.items() if value is not None})
     except ValidationError as exc:
         raise UserError(*_describe(exc)) from None
+
+
+def _first_alias(name: str) -> str:
+    field = Settings.model_fields.get(name)
+    if field is None:
+        return name
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return str(_input_aliases(name).choices[0])
 
 
 def _describe(exc: ValidationError) -> tuple[str, str]:

@@ -1,0 +1,142 @@
+"""The workflow_run payload and the guards decided from it alone."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.event import check_guards, choose_mode, parse_workflow_run, read_payload
+from ci_autofix.settings import Settings
+
+FIXTURES = Path(__file__).parent / "fixtures" / "webhooks"
+
+
+def payload(**run: Any) -> dict[str, Any]:
+    data = json.loads((FIXTURES / "workflow_run.completed.with-pull-requests.payload.json").read_text())
+    data = copy.deepcopy(data)
+    data["workflow_run"].update({"conclusion": "failure", "event": "push", "head_branch": "feature/x"})
+    data["workflow_run"].update(run)
+    return data
+
+
+def guard(data: dict[str, Any], **settings: Any) -> None:
+    check_guards(parse_workflow_run(data), Settings(**settings))
+
+
+def test_the_octokit_payload_parses() -> None:
+    event = parse_workflow_run(payload())
+    assert event.run.head_sha == "ec26c3e57ca3a959ca5aad62de7213c562f8c821" or len(event.run.head_sha) == 40
+    assert event.run.workflow_file == ".github/workflows/test.yml"
+    assert event.run.pull_requests[0].number == 2
+    assert not event.is_fork
+
+
+def test_a_failure_passes_the_guards() -> None:
+    guard(payload())
+
+
+@pytest.mark.parametrize(
+    "conclusion", ["success", "cancelled", "skipped", "timed_out", "action_required", None]
+)
+def test_other_conclusions_halt_naming_the_conclusion(conclusion: str | None) -> None:
+    with pytest.raises(Halt) as halt:
+        guard(payload(conclusion=conclusion))
+    assert halt.value.reason is HaltReason.NOT_A_FAILURE
+    assert f"`{conclusion}`" in halt.value.message
+
+
+def test_timed_out_is_handled_when_configured() -> None:
+    guard(payload(conclusion="timed_out"), fix_timed_out=True)
+
+
+def test_our_own_side_branches_are_skipped() -> None:
+    with pytest.raises(Halt) as halt:
+        guard(payload(head_branch="ci-autofix/feature/x/123"))
+    assert halt.value.reason is HaltReason.OWN_BRANCH
+    with pytest.raises(Halt):
+        guard(payload(head_branch="bot/main/1"), branch_prefix="bot/")
+
+
+def fork_payload() -> dict[str, Any]:
+    data = payload(event="pull_request")
+    data["workflow_run"]["head_repository"] = {
+        **data["workflow_run"]["head_repository"],
+        "id": 999,
+        "full_name": "mallory/Hello-World",
+    }
+    return data
+
+
+def test_fork_pull_requests_are_refused_by_default() -> None:
+    with pytest.raises(Halt) as halt:
+        guard(fork_payload())
+    assert halt.value.reason is HaltReason.FORK
+    assert "mallory/Hello-World" in halt.value.message
+    assert "allow-forks" in halt.value.message
+
+
+def test_forks_are_handled_when_allowed() -> None:
+    guard(fork_payload(), allow_forks=True)
+
+
+def test_same_repository_pull_requests_are_not_forks() -> None:
+    guard(payload(event="pull_request_target"))
+
+
+def test_branch_globs() -> None:
+    guard(payload(head_branch="release/1.2"), branches=["main", "release/*"])
+    with pytest.raises(Halt) as halt:
+        guard(payload(head_branch="feature/x"), branches=["main", "release/*"])
+    assert halt.value.reason is HaltReason.BRANCH_FILTERED
+    with pytest.raises(Halt):
+        guard(payload(head_branch="dependabot/pip/x"), exclude_branches=["dependabot/**"])
+
+
+def test_a_tag_run_has_no_branch() -> None:
+    with pytest.raises(Halt) as halt:
+        guard(payload(head_branch=None))
+    assert halt.value.reason is HaltReason.BRANCH_FILTERED
+
+
+def test_the_rest_api_path_form_is_accepted() -> None:
+    event = parse_workflow_run(payload(path="octocat/octo-repo/.github/workflows/ci.yml@main"))
+    assert event.run.workflow_file == ".github/workflows/ci.yml"
+
+
+def test_malformed_payloads_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="not a workflow_run event"):
+        parse_workflow_run({"ref": "refs/heads/main"})
+    broken = payload()
+    del broken["workflow_run"]["head_sha"]
+    with pytest.raises(UserError, match="head_sha"):
+        parse_workflow_run(broken)
+    with pytest.raises(UserError, match="does not exist"):
+        read_payload(tmp_path / "missing.json")
+    bad = tmp_path / "event.json"
+    bad.write_text("{not json")
+    with pytest.raises(UserError, match="not valid JSON"):
+        read_payload(bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(UserError, match="not a JSON object"):
+        read_payload(bad)
+    with pytest.raises(UserError, match="GITHUB_EVENT_PATH"):
+        read_payload(None)
+
+
+@pytest.mark.parametrize(
+    ("event", "mode"),
+    [("workflow_run", "propose"), ("workflow_dispatch", "apply"), ("pull_request_review", "review")],
+)
+def test_the_flow_follows_the_event(event: str, mode: str) -> None:
+    assert choose_mode(Settings(event_name=event)) == mode
+
+
+def test_the_mode_input_overrides_the_event() -> None:
+    assert choose_mode(Settings(event_name="workflow_run", mode="apply")) == "apply"
+    with pytest.raises(UserError, match="`push` event"):
+        choose_mode(Settings(event_name="push"))
