@@ -1,0 +1,168 @@
+"""The emulator's state: what tests seed and what they inspect afterwards."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from emulator.bare import BareRepo
+
+
+@dataclass
+class StepSpec:
+    name: str
+    conclusion: str | None = "success"
+
+
+@dataclass
+class JobSpec:
+    name: str
+    conclusion: str | None = "failure"
+    steps: list[StepSpec] = field(default_factory=list)
+    log: bytes = b""
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Job:
+    id: int
+    run_id: int
+    attempt: int
+    name: str
+    conclusion: str | None
+    steps: list[StepSpec]
+    log: bytes
+    annotations: list[dict[str, Any]]
+    logs_expired: bool = False
+    logs_missing: bool = False
+
+
+@dataclass
+class Workflow:
+    id: int
+    path: str
+    name: str
+    dispatch: bool
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    id: int
+    repo: str
+    workflow: Workflow
+    head_branch: str
+    head_sha: str
+    event: str
+    actor: str
+    triggering_actor: str
+    conclusions: dict[int, str | None]
+    status: str
+    run_number: int
+    pull_requests: list[int]
+    attempts: dict[int, list[Job]]
+    display_title: str = ""
+
+    @property
+    def conclusion(self) -> str | None:
+        return self.conclusions[self.run_attempt]
+
+    @property
+    def run_attempt(self) -> int:
+        return max(self.attempts)
+
+    @property
+    def jobs(self) -> list[Job]:
+        """Jobs of the latest attempt."""
+        return self.attempts[self.run_attempt]
+
+
+@dataclass
+class Comment:
+    id: int
+    user: str
+    body: str
+
+
+@dataclass
+class Pull:
+    number: int
+    id: int
+    head_ref: str
+    head_sha: str  # last known; the live value comes from the branch while it exists
+    base_ref: str
+    title: str
+    body: str | None
+    user: str
+    draft: bool = False
+    state: str = "open"
+    merged: bool = False
+    labels: list[str] = field(default_factory=list)
+    requested_reviewers: list[str] = field(default_factory=list)
+    requested_teams: list[str] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)
+    created_at: str = ""
+    closed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    repo: str
+    workflow: str
+    ref: str
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Rerun:
+    repo: str
+    run_id: int
+    kind: str  # "failed-jobs"
+
+
+@dataclass
+class Repo:
+    full_name: str
+    id: int
+    bare: BareRepo
+    default_branch: str
+    owner_id: int
+    workflows: dict[str, Workflow] = field(default_factory=dict)
+    pulls: dict[int, Pull] = field(default_factory=dict)
+    labels: dict[str, int] = field(default_factory=dict)
+    teams: set[str] = field(default_factory=set)  # "org/slug"
+    permissions: dict[str, str] = field(default_factory=dict)
+    next_number: int = 1
+
+    @property
+    def path(self) -> Path:
+        return self.bare.path
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    method: str
+    path: str  # API paths without the `/api/v3` prefix; git paths as sent; blob paths on the blob server
+    query: str
+    status: int
+    body: Any
+    server: str  # "api" | "git" | "blob"
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    body: Any
+    headers: dict[str, str]
+    times: int | None  # None: until cleared
+
+
+@dataclass
+class Denial:
+    method: str
+    pattern: re.Pattern[str]
+    permission: str
