@@ -22,6 +22,7 @@ import fnmatch
 import os
 import re
 import shlex
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -63,12 +64,17 @@ class Sandbox:
         return PurePosixPath(resolved.relative_to(self.root).as_posix())
 
     def resolve(self, path: str | Path, *, write: bool = False) -> Path:
+        """The real path of `path` inside the workspace, for reading or (`write=True`) changing it.
+
+        Refused: anything outside the workspace (`..`, absolute paths, symlinks leading out),
+        anything inside a `.git` directory (read or write: it holds persisted credentials), and,
+        for writes, protected paths. Checks apply to the path after symlinks are followed.
+        """
         rel = self.relative(path)
-        if write:
-            if rel.parts and rel.parts[0] == ".git":
-                raise SandboxViolation(f"{rel} is inside .git/; the repository's git data is read-only")
-            if pattern := self.protected_by(str(rel)):
-                raise SandboxViolation(f"{rel} is protected ({pattern}) and cannot be changed by a fix")
+        if ".git" in rel.parts:
+            raise SandboxViolation(f"{rel} is inside .git/; the repository's git data is off limits")
+        if write and (pattern := self.protected_by(str(rel))):
+            raise SandboxViolation(f"{rel} is protected ({pattern}) and cannot be changed by a fix")
         return self.root / rel
 
     def protected_by(self, rel: str) -> str | None:
@@ -77,7 +83,7 @@ class Sandbox:
     # ---- commands --------------------------------------------------------------------------------
     def env(self) -> dict[str, str]:
         home = self.root / ".git" / "ci-autofix-home"
-        return shell.scrubbed_env(extra={"HOME": str(home) if home.is_dir() else os.environ.get("HOME", "/tmp"),
+        return shell.scrubbed_env(extra={"HOME": str(home) if home.is_dir() else os.environ.get("HOME") or tempfile.gettempdir(),
                                          "CI": "true", **self.extra_env})
 
     def run(self, argv: Sequence[str], *, timeout: float | None = None) -> shell.Completed:
@@ -105,24 +111,38 @@ class Sandbox:
 
     @contextlib.contextmanager
     def quarantine(self) -> Iterator[None]:
-        """Keep persisted git credentials and our git config out of reach of code we run."""
-        config = self.root / ".git" / "config"
-        if not config.is_file():
+        """Keep persisted git credentials and our git config out of reach of code we run.
+
+        While the block runs, `.git/config` has no `http.*.extraheader`, no credentials in
+        remote URLs and no include of a file holding credentials, and such included files
+        are moved out of the way; afterwards both are restored byte for byte (with their
+        modes), which also undoes anything the code wrote into `.git/config`.
+        """
+        git_dir = _git_dir(self.root)
+        config = git_dir / "config" if git_dir else None
+        if config is None or not config.is_file():
             yield
             return
         original = config.read_bytes()
-        held: dict[Path, bytes] = {}
+        config_mode = config.stat().st_mode & 0o7777
+        held: dict[Path, tuple[bytes, int]] = {}
         try:
-            for target in _credential_files(original.decode("utf-8", "replace"), self.root):
+            for target in _credential_files(original.decode("utf-8", "replace"), config.parent):
                 with contextlib.suppress(OSError):
-                    held[target] = target.read_bytes()
+                    held[target] = (target.read_bytes(), target.stat().st_mode & 0o7777)
                     target.unlink()
-            config.write_bytes(_without_credentials(original))
+            config.write_bytes(_without_credentials(original, set(held), config.parent))
             yield
         finally:
+            with contextlib.suppress(FileNotFoundError):
+                config.unlink()  # the code may have replaced it with a symlink
             config.write_bytes(original)
-            for target, content in held.items():
+            os.chmod(config, config_mode)
+            for target, (content, mode) in held.items():
+                with contextlib.suppress(FileNotFoundError):
+                    target.unlink()
                 target.write_bytes(content)
+                os.chmod(target, mode)
 
 
 def command_argv(command: str) -> list[str]:
@@ -142,32 +162,64 @@ def path_matches(rel: str, pattern: str) -> bool:
     return re.fullmatch(regex, rel) is not None or fnmatch.fnmatchcase(rel, pattern)
 
 
-_CRED_LINE = re.compile(rb"^\s*(extraheader|path)\s*=.*$", re.I | re.M)
+_CREDENTIAL_TEXT = re.compile(rb"extraheader|authorization|credential|password|token|://[^/\s@]+@", re.I)
+_URL_USERINFO = re.compile(rb"(?i)^(\s*(?:push)?url\s*=\s*\"?[a-z][a-z0-9+.\-]*://)[^/\s@\"]+@")
 
 
-def _without_credentials(config: bytes) -> bytes:
-    """`.git/config` minus persisted Authorization headers and includeIf'd credential files."""
-    kept: list[bytes] = []
+def _git_dir(root: Path) -> Path | None:
+    """The checkout's git directory: `.git`, or where a `.git` file (`gitdir: ...`) points."""
+    dot_git = root / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    if dot_git.is_file():
+        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            target = Path(text.removeprefix("gitdir:").strip())
+            return target if target.is_absolute() else (root / target).resolve()
+    return None
+
+
+def _include_target(value: bytes, base: Path) -> Path:
+    raw = value.strip().strip(b'"').decode("utf-8", "replace")
+    path = Path(os.path.expanduser(raw))
+    return path if path.is_absolute() else base / path
+
+
+def _sections(config: bytes) -> Iterator[tuple[bytes, bytes]]:
     section = b""
     for line in config.splitlines(keepends=True):
         stripped = line.strip().lower()
         if stripped.startswith(b"["):
             section = stripped
-        if _CRED_LINE.match(line) and (
-            (b"extraheader" in stripped and section.startswith(b'[http'))
-            or (section.startswith(b"[includeif") and b"credentials" in stripped)
-        ):
+        yield section, line
+
+
+def _without_credentials(config: bytes, held: set[Path], base: Path) -> bytes:
+    """`.git/config` minus persisted Authorization headers, URL credentials and includes of held files."""
+    kept: list[bytes] = []
+    for section, line in _sections(config):
+        stripped = line.strip().lower()
+        key = stripped.split(b"=", 1)[0].strip()
+        if section.startswith(b"[http") and key == b"extraheader":
             continue
-        kept.append(line)
+        if (section.startswith((b"[include", b"[includeif")) and key == b"path"
+                and _include_target(line.split(b"=", 1)[1], base) in held):
+            continue
+        kept.append(_URL_USERINFO.sub(rb"\1", line))
     return b"".join(kept)
 
 
-def _credential_files(config: str, root: Path) -> list[Path]:
+def _credential_files(config: str, base: Path) -> list[Path]:
+    """Files included by the config (`[include]`, `[includeIf ...]`) that hold credentials."""
     files = []
-    for match in re.finditer(r"(?im)^\s*path\s*=\s*(.+)$", config):
-        value = match.group(1).strip().strip('"')
-        if "credentials" in value:
-            target = Path(value) if Path(value).is_absolute() else root / ".git" / value
-            if target.is_file():
+    for section, line in _sections(config.encode()):
+        if not section.startswith((b"[include", b"[includeif")) or b"=" not in line:
+            continue
+        key, value = line.split(b"=", 1)
+        if key.strip().lower() != b"path":
+            continue
+        target = _include_target(value, base)
+        with contextlib.suppress(OSError):
+            if target.is_file() and _CREDENTIAL_TEXT.search(target.read_bytes()):
                 files.append(target)
     return files

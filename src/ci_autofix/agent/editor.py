@@ -1,0 +1,209 @@
+"""Anthropic's text editor tool (`text_editor_20250728`), implemented on the sandbox.
+
+Commands: `view` (a file with line numbers, or a directory two levels deep), `str_replace`
+(exactly one match), `create` (a new file) and `insert` (after a line, 0 = top). Every path
+goes through `Sandbox.resolve`; a failed command raises `ToolFailure` with text that tells
+the model what went wrong and what to do, e.g. the nearest match of an `old_str` that did
+not match.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from ci_autofix.agent.failure import ToolFailure
+from ci_autofix.agent.files import list_tree
+from ci_autofix.sandbox import Sandbox, SandboxViolation
+
+TOOL_TYPE = "text_editor_20250728"
+TOOL_NAME = "str_replace_based_edit_tool"
+DEFAULT_MAX_CHARACTERS = 20_000
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+class TextEditor:
+    def __init__(self, sandbox: Sandbox, *, max_characters: int = DEFAULT_MAX_CHARACTERS) -> None:
+        self.sandbox = sandbox
+        self.max_characters = max_characters
+        self.changed: set[str] = set()
+
+    def definition(self) -> dict[str, Any]:
+        return {"type": TOOL_TYPE, "name": TOOL_NAME, "max_characters": self.max_characters}
+
+    def __call__(self, arguments: dict[str, Any]) -> str:
+        command = arguments.get("command")
+        handlers = {
+            "view": self.view,
+            "str_replace": self.str_replace,
+            "create": self.create,
+            "insert": self.insert,
+        }
+        if command not in handlers:
+            raise ToolFailure(
+                f"unknown command {command!r}; use one of: {', '.join(handlers)} "
+                "(undo_edit is not available: make a new str_replace instead)"
+            )
+        path = arguments.get("path")
+        if not isinstance(path, str) or not path.strip():
+            raise ToolFailure("`path` is required: a path relative to the repository root")
+        try:
+            return handlers[command](path.strip(), arguments)
+        except SandboxViolation as exc:
+            raise ToolFailure(str(exc)) from None
+
+    # ---- commands --------------------------------------------------------------------------------
+    def view(self, path: str, arguments: dict[str, Any]) -> str:
+        target = self.sandbox.resolve(path)
+        rel = self.sandbox.relative(path).as_posix()
+        if target.is_dir():
+            entries = list_tree(self.sandbox, rel, max_depth=2)
+            return self._cap(f"{rel}/ (two levels, ignored files left out):\n" + "\n".join(entries))
+        text = self._read(target, rel)
+        lines = text.splitlines()
+        start, end = 1, len(lines)
+        view_range = arguments.get("view_range")
+        if view_range is not None:
+            if (
+                not isinstance(view_range, list)
+                or len(view_range) != 2
+                or not all(isinstance(n, int) for n in view_range)
+            ):
+                raise ToolFailure("`view_range` must be two integers [start, end] (end -1 = end of file)")
+            start, end = view_range[0], (len(lines) if view_range[1] == -1 else view_range[1])
+            if not 1 <= start <= max(len(lines), 1) or end < start:
+                raise ToolFailure(
+                    f"`view_range` {view_range} is outside the file, which has {len(lines)} lines"
+                )
+            end = min(end, len(lines))
+        numbered = "\n".join(f"{n}: {lines[n - 1]}" for n in range(start, end + 1))
+        return self._cap(
+            numbered or "(empty file)", hint=f"{rel} has {len(lines)} lines; view a part with view_range"
+        )
+
+    def str_replace(self, path: str, arguments: dict[str, Any]) -> str:
+        old, new = arguments.get("old_str"), arguments.get("new_str", "")
+        if not isinstance(old, str) or old == "":
+            raise ToolFailure("`old_str` is required and must not be empty")
+        if not isinstance(new, str):
+            raise ToolFailure("`new_str` must be a string")
+        target = self.sandbox.resolve(path, write=True)
+        rel = self.sandbox.relative(path).as_posix()
+        text = self._read(target, rel)
+        count = text.count(old)
+        if count == 0:
+            raise ToolFailure(f"`old_str` was not found in {rel}; nothing was changed." + _nearest(text, old))
+        if count > 1:
+            lines = [text[:i].count("\n") + 1 for i in _occurrences(text, old)]
+            raise ToolFailure(
+                f"`old_str` occurs {count} times in {rel} (lines {', '.join(map(str, lines))}); "
+                "include more surrounding lines so that it matches exactly once"
+            )
+        updated = text.replace(old, new, 1)
+        self._write(target, updated)
+        self.changed.add(rel)
+        first = text[: text.index(old)].count("\n") + 1
+        return f"Replaced in {rel}.\n" + _snippet(updated, first, new.count("\n") + 1)
+
+    def create(self, path: str, arguments: dict[str, Any]) -> str:
+        content = arguments.get("file_text")
+        if not isinstance(content, str):
+            raise ToolFailure("`file_text` is required: the whole content of the new file")
+        target = self.sandbox.resolve(path, write=True)
+        rel = self.sandbox.relative(path).as_posix()
+        if target.exists():
+            raise ToolFailure(f"{rel} already exists; change it with str_replace or insert (a smaller diff)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._write(target, content)
+        self.changed.add(rel)
+        return f"Created {rel} ({content.count(chr(10)) + (0 if content.endswith(chr(10)) else 1)} lines)."
+
+    def insert(self, path: str, arguments: dict[str, Any]) -> str:
+        line = arguments.get("insert_line")
+        new = arguments.get("new_str", arguments.get("insert_text"))
+        if not isinstance(line, int) or isinstance(line, bool):
+            raise ToolFailure("`insert_line` is required: the line after which to insert (0 = top of file)")
+        if not isinstance(new, str):
+            raise ToolFailure("`new_str` is required: the text to insert")
+        target = self.sandbox.resolve(path, write=True)
+        rel = self.sandbox.relative(path).as_posix()
+        text = self._read(target, rel)
+        lines = text.splitlines(keepends=True)
+        if not 0 <= line <= len(lines):
+            raise ToolFailure(
+                f"`insert_line` {line} is outside {rel}, which has {len(lines)} lines (0 = top)"
+            )
+        if lines and not lines[-1].endswith("\n") and line == len(lines):
+            lines[-1] += "\n"
+        block = new if new.endswith("\n") else new + "\n"
+        updated = "".join([*lines[:line], block, *lines[line:]])
+        self._write(target, updated)
+        self.changed.add(rel)
+        return f"Inserted after line {line} of {rel}.\n" + _snippet(updated, line + 1, block.count("\n"))
+
+    # ---- helpers ---------------------------------------------------------------------------------
+    def _read(self, target: Path, rel: str) -> str:
+        if not target.exists():
+            raise ToolFailure(f"{rel} does not exist; use `view` on a directory to see what is there")
+        if not target.is_file():
+            raise ToolFailure(f"{rel} is not a regular file")
+        if target.stat().st_size > MAX_FILE_BYTES:
+            raise ToolFailure(
+                f"{rel} is larger than {MAX_FILE_BYTES // 1024 // 1024} MB; use `search` on it instead"
+            )
+        data = target.read_bytes()
+        if b"\0" in data[:8192]:
+            raise ToolFailure(f"{rel} is a binary file")
+        return data.decode("utf-8", errors="replace")
+
+    def _write(self, target: Path, text: str) -> None:
+        with target.open("w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+
+    def _cap(self, text: str, *, hint: str = "") -> str:
+        if len(text) <= self.max_characters:
+            return text
+        return text[: self.max_characters] + f"\n[... cut at {self.max_characters} characters. {hint}]"
+
+
+def _occurrences(text: str, needle: str) -> list[int]:
+    found, start = [], 0
+    while (index := text.find(needle, start)) != -1:
+        found.append(index)
+        start = index + 1
+    return found
+
+
+def _nearest(text: str, old: str) -> str:
+    """The lines of `text` most like `old`, with their numbers, so the model can correct it."""
+    lines = text.splitlines()
+    want = old.strip("\n").splitlines() or [old]
+    size = len(want)
+    if not lines:
+        return " The file is empty."
+    best, best_at = 0.0, 0
+    target = "\n".join(want)
+    for start in range(0, max(len(lines) - size + 1, 1)):
+        window = "\n".join(lines[start : start + size])
+        matcher = difflib.SequenceMatcher(None, window, target, autojunk=False)
+        if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best:
+            best, best_at = ratio, start
+    if best < 0.5:
+        return " No similar text either: view the file to see its current content."
+    shown = "\n".join(f"{n + 1}: {lines[n]}" for n in range(best_at, min(best_at + size, len(lines))))
+    hint = ""
+    window = "\n".join(lines[best_at : best_at + size])
+    if window.split() == target.split():
+        hint = " (it differs only in whitespace or indentation)"
+    return f" The most similar text ({best:.0%} alike){hint} is at line {best_at + 1}:\n{shown}"
+
+
+def _snippet(text: str, first: int, count: int, context: int = 3) -> str:
+    lines = text.splitlines()
+    start = max(first - context, 1)
+    end = min(first + count - 1 + context, len(lines))
+    return "\n".join(f"{n}: {lines[n - 1]}" for n in range(start, end + 1))

@@ -1,0 +1,208 @@
+"""The agent loop: build the request, call the model, run the tools it asked for, repeat.
+
+Exits are typed: `finish` (or an `end_turn`) returns an `AgentResult`; a budget, a refusal,
+an exhausted context window or an unreachable model raise `Halt` with what was spent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ci_autofix.agent import prompts
+from ci_autofix.agent.caching import with_breakpoints
+from ci_autofix.agent.llm import LLM
+from ci_autofix.agent.model import AgentRequest, AgentResult
+from ci_autofix.agent.pricing import Price, Usage, cost_usd, price_for
+from ci_autofix.agent.tools import Toolbox
+from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.redact import redact
+from ci_autofix.sandbox import Sandbox
+from ci_autofix.triage.model import Diagnosis, Failure
+
+MAX_CUT_OFFS = 3  # consecutive replies cut at max_tokens before we give up
+MIN_COMMAND_SECONDS = 5.0
+CUT_OFF_NOTE = (
+    "Your previous reply hit the output token limit and was cut off; {what} Continue with shorter "
+    "steps: one tool call at a time, and short text."
+)
+
+
+@dataclass
+class Spend:
+    price: Price
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    turns: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.usage = self.usage + usage
+        self.cost_usd += cost_usd(usage, self.price)
+        self.turns += 1
+
+    def describe(self) -> str:
+        u = self.usage
+        return (
+            f"spent {self.turns} turns and ${self.cost_usd:.4f} (tokens: {u.input} input, {u.output} output, "
+            f"{u.cache_write} cache write, {u.cache_read} cache read)"
+        )
+
+    def details(self) -> dict[str, object]:
+        return {"usage": self.usage.to_json(), "cost_usd": round(self.cost_usd, 6), "turns": self.turns}
+
+
+def run_agent(
+    request: AgentRequest,
+    *,
+    llm: LLM,
+    sandbox: Sandbox,
+    secrets: Sequence[str] = (),
+    clock: Callable[[], float] = time.monotonic,
+) -> AgentResult:
+    toolbox = Toolbox(
+        sandbox,
+        allowed_commands=request.allowed_commands,
+        allow_shell=request.allow_shell,
+        command_timeout=request.command_timeout,
+        secrets=secrets,
+    )
+    tools = toolbox.definitions()
+    system = [{"type": "text", "text": prompts.load("agent_system")}]
+    messages: list[dict[str, Any]] = [first_message(request, secrets)]
+    spend = Spend(price_for(request.model))
+    deadline = clock() + request.max_minutes * 60
+    cut_offs = 0
+
+    def halt(reason: HaltReason, message: str) -> Halt:
+        return Halt(reason, f"{message}; {spend.describe()}", details=spend.details())
+
+    def result(finished: bool, summary: str = "") -> AgentResult:
+        done = toolbox.finished
+        return AgentResult(
+            summary=done.summary if done else summary,
+            root_cause=done.root_cause if done else "",
+            confidence=done.confidence if done else "low",
+            notes_left_as_is=done.notes_left_as_is if done else [],
+            usage=spend.usage,
+            cost_usd=spend.cost_usd,
+            turns=spend.turns,
+            finished=finished,
+            model=request.model,
+        )
+
+    while True:
+        if spend.turns >= request.max_turns:
+            raise halt(HaltReason.BUDGET, f"the agent used all {request.max_turns} turns (`max-turns`)")
+        if spend.cost_usd >= request.max_cost_usd:
+            raise halt(
+                HaltReason.BUDGET,
+                f"the agent reached the ${request.max_cost_usd:.2f} cost limit (`max-cost-usd`)",
+            )
+        if clock() >= deadline:
+            raise halt(
+                HaltReason.BUDGET, f"the agent ran out of its {request.max_minutes:g} minutes (`max-minutes`)"
+            )
+
+        marked_tools, marked_system, marked_messages = with_breakpoints(
+            tools, system, messages, pinned=(0, 1)
+        )
+        try:
+            reply = llm.create(
+                model=request.model,
+                max_tokens=request.max_tokens,
+                system=marked_system,
+                tools=marked_tools,
+                messages=marked_messages,
+            )
+        except Halt as exc:
+            raise halt(exc.reason, exc.message) from None
+        spend.add(reply.usage)
+        messages.append({"role": "assistant", "content": reply.content})
+        calls = [b for b in reply.content if b.get("type") == "tool_use"]
+
+        if reply.stop_reason == "tool_use" and calls:
+            cut_offs = 0
+            toolbox.command_timeout = max(
+                min(request.command_timeout, deadline - clock()), MIN_COMMAND_SECONDS
+            )
+            results = [_run_tool(toolbox, call) for call in calls]
+            if toolbox.finished is not None:
+                return result(finished=True)
+            messages.append({"role": "user", "content": results})
+        elif reply.stop_reason in ("end_turn", "stop_sequence", "tool_use"):
+            return result(
+                finished=toolbox.finished is not None, summary=redact(_text_of(reply.content), secrets)
+            )
+        elif reply.stop_reason == "pause_turn":
+            continue  # the model paused a long turn: send the conversation back as it is
+        elif reply.stop_reason == "max_tokens":
+            cut_offs += 1
+            if cut_offs >= MAX_CUT_OFFS:
+                raise halt(
+                    HaltReason.BUDGET,
+                    f"the model's replies were cut at the output limit "
+                    f"({request.max_tokens} tokens) {MAX_CUT_OFFS} times in a row",
+                )
+            # A tool call at the end of a cut-off reply may be truncated: never run it.
+            kept = [b for b in reply.content if b.get("type") != "tool_use"]
+            messages[-1] = {"role": "assistant", "content": kept or [{"type": "text", "text": "(cut off)"}]}
+            what = "its tool call was not run." if calls else "nothing was run."
+            messages.append(
+                {"role": "user", "content": [{"type": "text", "text": CUT_OFF_NOTE.format(what=what)}]}
+            )
+        elif reply.stop_reason == "refusal":
+            details = reply.stop_details or {}
+            category = details.get("category") or "unspecified"
+            raise halt(HaltReason.REFUSAL, f"the model declined to continue (category: {category})")
+        elif reply.stop_reason == "model_context_window_exceeded":
+            raise halt(HaltReason.CONTEXT_EXCEEDED, "the conversation outgrew the model's context window")
+        else:
+            return result(
+                finished=False,
+                summary=f"The model stopped for an unexpected reason "
+                f"({reply.stop_reason!r}). " + redact(_text_of(reply.content), secrets),
+            )
+
+
+def _run_tool(toolbox: Toolbox, call: dict[str, Any]) -> dict[str, Any]:
+    text, is_error = toolbox.dispatch(str(call.get("name", "")), call.get("input"))
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call["id"], "content": text}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _text_of(content: list[dict[str, Any]]) -> str:
+    return "\n".join(b["text"] for b in content if b.get("type") == "text" and b.get("text")).strip()
+
+
+def first_message(request: AgentRequest, secrets: Sequence[str] = ()) -> dict[str, Any]:
+    """The task (ours), then the excerpt (untrusted, cached), then any extra untrusted context."""
+    diagnosis = request.diagnosis
+    commands = "\n".join(f"- `{c}`" for c in request.commands) or "- (none found in the log)"
+    task = request.task.strip() + "\n\n" if request.task.strip() else ""
+    intro = prompts.render("agent_task", category=diagnosis.category.value, commands=commands, task=task)
+    blocks = [
+        {"type": "text", "text": redact(intro, secrets)},
+        {"type": "text", "text": prompts.untrusted("ci-log", redact(_failure_text(diagnosis), secrets))},
+    ]
+    for item in request.context:
+        blocks.append({"type": "text", "text": prompts.untrusted(item.label, redact(item.text, secrets))})
+    return {"role": "user", "content": blocks}
+
+
+def _failure_text(diagnosis: Diagnosis) -> str:
+    lines = [_describe(f) for f in diagnosis.failures]
+    parts = ["Failures:\n" + "\n".join(lines)] if lines else []
+    parts.append("Log excerpt:\n" + diagnosis.excerpt.strip())
+    return "\n\n".join(parts)
+
+
+def _describe(failure: Failure) -> str:
+    where = failure.file or ""
+    if where and failure.line:
+        where += f":{failure.line}"
+    label = " ".join(x for x in (failure.tool, failure.test_id or failure.rule or "", where) if x)
+    return f"- [{label}] {failure.message}"
