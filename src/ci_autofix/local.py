@@ -15,15 +15,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ci_autofix.clients import build_clients
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.git import Git, GitError
-from ci_autofix.ladder import LadderInput, Proposal, run_ladder
-from ci_autofix.report import fence
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings, load_settings
-from ci_autofix.triage import diagnose
+
+if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
+    from ci_autofix.ladder import Proposal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +91,10 @@ def fix(
     repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
+    from ci_autofix.clients import build_clients
+    from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.triage import diagnose
+
     git = Git(repo)
     try:
         head = git.rev_parse("HEAD")
@@ -152,6 +156,8 @@ def _worktree(git: Git, head: str) -> Iterator[Path]:
 
 
 def print_report(proposal: Proposal, branch: str, runner: Runner) -> None:
+    from ci_autofix.report import fence
+
     out = sys.stdout
     print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)
     for run in proposal.fixers:
