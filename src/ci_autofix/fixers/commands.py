@@ -1,0 +1,219 @@
+"""What a failing step ran, read back from its command line: which tool, with which arguments.
+
+`diagnosis.commands` holds the step's script as the log shows it (`ruff format --check .`,
+`uv run black --check src tests`, `pre-commit run --all-files`). Each line is split into
+simple commands at `&&`, `||`, `;` and `|`; wrappers (`python -m`, `uv run`, `uvx`,
+`poetry run`, `pipx run`, ...) are peeled off, and the rest is matched against the fixers.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
+from ci_autofix.fixers.versions import is_version
+
+_OPERATORS = frozenset({"&&", "||", ";", "|", "|&", "&", "(", ")", ";;"})
+_RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pixi", "tox"})
+_PREFIXES = frozenset({"time", "exec", "command", "nice", "xargs", "env"})
+_PYTHON_RE = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
+_ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")
+_RUFF_SUBCOMMANDS = frozenset(
+    {"check", "format", "rule", "config", "linter", "clean", "server", "analyze", "version", "help"}
+)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One run of a fixer's tool in a failing command."""
+
+    fixer: Fixer
+    args: tuple[str, ...]  # the arguments after the tool (and its subcommand)
+    checking: bool  # ran in check mode (`--check`, `--diff`, `ruff check`)
+    pin: str | None = None  # a version named on the command line itself (`uvx ruff@0.8.6`)
+
+
+@dataclass(frozen=True)
+class PreCommitRun:
+    """`pre-commit run [hook] ...`, or the pre-commit/action step."""
+
+    hooks: tuple[str, ...] = ()  # hook ids named on the command line (empty: all hooks)
+
+
+@dataclass
+class CommandFacts:
+    invocations: list[Invocation] = field(default_factory=list)
+    pre_commit: list[PreCommitRun] = field(default_factory=list)
+
+
+def read_commands(commands: Sequence[str]) -> CommandFacts:
+    facts = CommandFacts()
+    for command in commands:
+        if re.search(r"\bpre-commit/action@", command):
+            facts.pre_commit.append(PreCommitRun())
+        for words in simple_commands(command):
+            _read_one(words, facts)
+    return facts
+
+
+def simple_commands(command: str) -> Iterator[list[str]]:
+    """The simple commands of a script, as word lists; lines that do not split are skipped."""
+    script = re.sub(r"\\\r?\n", " ", command)
+    for line in script.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        words: list[str] = []
+        for token in tokens:
+            if token in _OPERATORS or set(token) <= set(";&|()"):
+                if words:
+                    yield words
+                words = []
+            else:
+                words.append(token)
+        if words:
+            yield words
+
+
+def _unwrap(words: list[str]) -> tuple[list[str], str | None]:
+    """Strip env assignments, `python -m`, `uv run`, `uvx tool@1.2` and the like; return any pinned version."""
+    pin = None
+    while words:
+        head = words[0].rsplit("/", 1)[-1]
+        if _ASSIGNMENT_RE.match(words[0]) or head in _PREFIXES or head == "sudo":
+            words = words[1:]
+        elif _PYTHON_RE.match(head) and len(words) > 1 and words[1] == "-m":
+            words = words[2:]
+        elif head in _RUN_WRAPPERS and len(words) > 1 and words[1] == "run":
+            words = _skip_options(words[2:])
+        elif head == "uv" and words[1:3] == ["tool", "run"]:
+            words = _skip_options(words[3:])
+        elif head in ("uvx", "pipx"):
+            words = _skip_options(words[2:] if head == "pipx" and words[1:2] == ["run"] else words[1:])
+        else:
+            break
+    if words:
+        name, sep, version = words[0].partition("@")
+        if not sep:
+            name, sep, version = words[0].partition("==")
+        if sep and is_version(version):
+            pin = version
+            words = [name, *words[1:]]
+    return words, pin
+
+
+def _skip_options(words: list[str]) -> list[str]:
+    while words and words[0].startswith("-"):
+        option = words[0]
+        words = words[1:]
+        if option in ("--with", "--from", "--python", "-p", "--spec", "--group", "--extra", "-e") and words:
+            words = words[1:]
+    return words
+
+
+def _read_one(raw: list[str], facts: CommandFacts) -> None:
+    words, pin = _unwrap(raw)
+    if not words:
+        return
+    tool = words[0].rsplit("/", 1)[-1].lower()
+    args = words[1:]
+    if tool == "pre-commit":
+        if args[:1] == ["run"]:
+            facts.pre_commit.append(PreCommitRun(_pre_commit_hooks(args[1:])))
+        return
+    fixer: Fixer
+    if tool == "ruff":
+        if args[:1] == ["format"]:
+            fixer, args = RUFF_FORMAT, args[1:]
+        elif args[:1] == ["check"]:
+            fixer, args = RUFF_CHECK, args[1:]
+        elif args and args[0] not in _RUFF_SUBCOMMANDS:  # `ruff .`: ruff before 0.5 checked by default
+            fixer = RUFF_CHECK
+        else:
+            return
+    elif tool == "black":
+        fixer = BLACK
+    elif tool == "isort":
+        fixer = ISORT
+    else:
+        return
+    checking = fixer is RUFF_CHECK or any(_flag(a) in fixer.check_flags for a in args)
+    facts.invocations.append(Invocation(fixer, tuple(args), checking, pin))
+
+
+_PRE_COMMIT_VALUES = frozenset(
+    {
+        "--hook-stage",
+        "--from-ref",
+        "--to-ref",
+        "-s",
+        "-o",
+        "--source",
+        "--origin",
+        "--config",
+        "-c",
+        "--remote-branch",
+        "--local-branch",
+        "--remote-name",
+        "--remote-url",
+        "--commit-msg-filename",
+        "--checkout-type",
+    }
+)
+
+
+def _pre_commit_hooks(args: list[str]) -> tuple[str, ...]:
+    hooks: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--files":
+            break
+        if arg in _PRE_COMMIT_VALUES:
+            next(it, None)
+        elif not arg.startswith("-"):
+            hooks.append(arg)
+    return tuple(hooks)
+
+
+def _flag(arg: str) -> str:
+    return arg.split("=", 1)[0] if arg.startswith("--") else arg
+
+
+@dataclass(frozen=True)
+class FixArguments:
+    options: tuple[str, ...]  # options kept from the check command (config, line length, ...)
+    paths: tuple[str, ...]  # the positional arguments: files and directories it targeted
+
+
+def fix_arguments(fixer: Fixer, args: Sequence[str]) -> FixArguments:
+    """Split a check command's arguments into options to keep (report-only ones dropped) and paths."""
+    options: list[str] = []
+    paths: list[str] = []
+    it = iter(args)
+    only_paths = False
+    for arg in it:
+        if only_paths or not arg.startswith("-") or arg == "-":
+            paths.append(arg)
+            continue
+        if arg == "--":
+            only_paths = True
+            continue
+        flag = _flag(arg)
+        takes_value = "=" not in arg and flag in (fixer.value_options | fixer.drop_values)
+        value = next(it, None) if takes_value else None
+        if flag in fixer.drop_flags or flag in fixer.drop_values:
+            continue
+        options.append(arg)
+        if value is not None:
+            options.append(value)
+    return FixArguments(tuple(options), tuple(paths))

@@ -1,0 +1,137 @@
+"""The fixer's executable, at the version the repository pins.
+
+Without a pin (or when the image's version satisfies it) the tool shipped with the action is
+used. Otherwise it is installed once into its own virtual environment under `tools_dir`
+(outside the workspace), `<package>-<version>/`, with pip from the index this environment is
+configured to use, binary wheels only (no build step runs code from an sdist), and an
+environment without our tokens. A failed installation is an `Unavailable` with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix import shell
+from ci_autofix.fixers.catalog import FIXERS
+from ci_autofix.fixers.versions import VERSION, Requirement
+from ci_autofix.redact import redact
+
+_READY = ".ci-autofix-ready"
+_VERSION_RE = re.compile(rf"\b({VERSION})\b")
+
+
+@dataclass(frozen=True)
+class Tool:
+    executable: Path
+    version: str
+    installed: bool  # installed for this repository's pin (not the image's)
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    version: str | None
+    reason: str
+
+
+class Toolbox:
+    """Finds or installs tools; an installation is reused by later calls (same `tools_dir`)."""
+
+    def __init__(self, tools_dir: Path, *, timeout: float) -> None:
+        self.tools_dir = tools_dir
+        self.timeout = timeout
+        self._own: dict[str, Tool | Unavailable] = {}
+
+    def tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
+        own = self.own(package)
+        if requirement is None:
+            return own
+        if isinstance(own, Tool) and requirement.allows(own.version):
+            return own
+        return self.install(package, requirement)
+
+    def own(self, package: str) -> Tool | Unavailable:
+        """The tool that ships with the action: next to our interpreter, else on PATH."""
+        if package not in self._own:
+            beside = Path(sys.executable).parent / package
+            found = beside if beside.is_file() else shutil.which(package)
+            if not found:
+                self._own[package] = Unavailable(
+                    None, f"{package} is not installed in the action's environment"
+                )
+            else:
+                self._own[package] = self._probe(package, Path(found), installed=False)
+        return self._own[package]
+
+    def install(self, package: str, requirement: Requirement) -> Tool | Unavailable:
+        label = requirement.exact or re.sub(r"[^A-Za-z0-9.]+", "_", requirement.spec).strip("_")
+        target = self.tools_dir / f"{package}-{label}"
+        executable = target / "bin" / package
+        if (target / _READY).is_file() and executable.is_file():
+            return self._probe(package, executable, installed=True)
+        if target.exists():
+            shutil.rmtree(target, ignore_errors=True)
+        self.tools_dir.mkdir(parents=True, exist_ok=True)
+        spec = f"{package}{requirement.spec}"
+        steps = (
+            [sys.executable, "-m", "venv", str(target)],
+            [
+                str(target / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--only-binary=:all:",
+                "--quiet",
+                spec,
+            ],
+        )
+        for argv in steps:
+            result = shell.run(argv, cwd=self.tools_dir, env=_pip_env(), timeout=self.timeout)
+            if not result.ok:
+                shutil.rmtree(target, ignore_errors=True)
+                return Unavailable(
+                    requirement.exact,
+                    f"installing {spec} failed ({result.describe()}): {redact(result.tail(5))}",
+                )
+        if not executable.is_file():
+            shutil.rmtree(target, ignore_errors=True)
+            return Unavailable(requirement.exact, f"installing {spec} gave no `{package}` executable")
+        tool = self._probe(package, executable, installed=True)
+        if isinstance(tool, Tool):
+            (target / _READY).write_text(tool.version + "\n")
+        return tool
+
+    def _probe(self, package: str, executable: Path, *, installed: bool) -> Tool | Unavailable:
+        fixer = next(f for f in FIXERS if f.package == package)
+        self.tools_dir.mkdir(parents=True, exist_ok=True)
+        result = shell.run(
+            [str(executable), *fixer.version_args],
+            cwd=self.tools_dir,
+            env=shell.scrubbed_env(),
+            timeout=min(self.timeout, 60),
+        )
+        match = _VERSION_RE.search(result.output)
+        if not result.ok or not match:
+            return Unavailable(
+                None,
+                f"`{executable.name} {' '.join(fixer.version_args)}` failed "
+                f"({result.describe()}): {redact(result.tail(3))}",
+            )
+        return Tool(executable, match.group(1), installed)
+
+
+def _pip_env() -> dict[str, str]:
+    """Our environment without tokens, plus pip's own settings (the index the environment uses)."""
+    env = shell.scrubbed_env()
+    for name, value in os.environ.items():
+        if name.startswith("PIP_") and name not in ("PIP_TARGET", "PIP_PREFIX", "PIP_USER"):
+            env[name] = value
+    env["PIP_NO_INPUT"] = "1"
+    env.pop("PYTHONPATH", None)
+    return env

@@ -1,0 +1,158 @@
+"""Which fixers to run for a failure, on which paths, at which version."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix.errors import UserError
+from ci_autofix.fixers.catalog import BY_NAME, FIXERS, Fixer
+from ci_autofix.fixers.commands import CommandFacts, Invocation, fix_arguments, read_commands
+from ci_autofix.fixers.config import RepoConfig, read_repo_config
+from ci_autofix.fixers.versions import Requirement
+from ci_autofix.sandbox import Sandbox, SandboxViolation
+from ci_autofix.triage.model import Diagnosis
+
+REPOSITORY = "."
+# Failures that name no tool: they neither select nor rule out a fixer; the command decides.
+_UNSPECIFIC_TOOLS = frozenset({"", "generic", "unknown", "error", "exit-code"})
+_HOOK_FAILED_RE = re.compile(r"\.{3,}\s*Failed\s*\n\s*-\s*hook id:\s*(?P<id>[\w.-]+)")
+
+
+@dataclass(frozen=True)
+class FixerSpec:
+    """One fixer to run: the command arguments after the tool's own, the paths it may change, the version."""
+
+    name: str
+    package: str
+    args: tuple[str, ...]  # options kept from the failing command, then the paths
+    scope: tuple[str, ...]  # repository-relative paths the fixer may change ("." is the repository)
+    requirement: Requirement | None  # the version the repository pins; None: the image's
+    pin_source: str | None  # where that pin was read
+    reason: str  # why this fixer was planned, for the report
+
+    @property
+    def fixer(self) -> Fixer:
+        return BY_NAME[self.name]
+
+
+def parse_requested(requested: Sequence[str]) -> list[str] | None:
+    """The `fixers` input: None for `auto`, [] for `none`, else the names in running order."""
+    names = [n.strip().lower() for n in requested if n.strip()]
+    if not names or names == ["auto"]:
+        return None
+    if names == ["none"]:
+        return []
+    accepted = ", ".join(f"`{f.name}`" for f in FIXERS)
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        word = "is" if len(unknown) == 1 else "are"
+        raise UserError(
+            f"The `fixers` input names {', '.join(repr(u) for u in unknown)}, which {word} not a known fixer.",
+            f"Set `fixers` to `auto` (the default), `none`, or a comma-separated list of: {accepted}.",
+        )
+    return [f.name for f in FIXERS if f.name in names]
+
+
+def plan_fixers(root: Path, diagnosis: Diagnosis, requested: Sequence[str]) -> list[FixerSpec]:
+    names = parse_requested(requested)
+    if names == []:
+        return []
+    config = read_repo_config(root)
+    facts = read_commands(diagnosis.commands)
+    reasons = (
+        _auto(diagnosis, facts, config) if names is None else {n: "requested in `fixers`" for n in names}
+    )
+    pre_commit = bool(facts.pre_commit)
+    plan = []
+    for fixer in FIXERS:
+        if fixer.name not in reasons:
+            continue
+        args, scope = _arguments(root, fixer, facts, config, pre_commit)
+        pin = config.pin(fixer.package, prefer_pre_commit=pre_commit)
+        inline = next((i.pin for i in facts.invocations if i.fixer.package == fixer.package and i.pin), None)
+        requirement, source = (
+            (Requirement(f"=={inline}"), "the failing command")
+            if inline
+            else ((pin.requirement, pin.source) if pin else (None, None))
+        )
+        plan.append(
+            FixerSpec(fixer.name, fixer.package, args, scope, requirement, source, reasons[fixer.name])
+        )
+    return plan
+
+
+def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict[str, str]:
+    """Fixers whose tool the failure shows failing, kept when the repository configures the tool."""
+    failed: dict[str, str] = {}
+    specific = [f for f in diagnosis.failures if f.tool.lower() not in _UNSPECIFIC_TOOLS]
+    for failure in specific:
+        for fixer in FIXERS:
+            if failure.tool.lower() in fixer.failure_tools and failure.kind.lower() in fixer.failure_kinds:
+                failed.setdefault(fixer.name, f"the log shows {failure.tool} failing ({failure.kind})")
+    hooks_failed = {m.group("id") for m in _HOOK_FAILED_RE.finditer(diagnosis.excerpt)}
+    for hook in config.hooks:
+        if hook.id in hooks_failed:
+            failed.setdefault(hook.fixer.name, f"the pre-commit hook `{hook.id}` failed")
+    if not specific:
+        for invocation in facts.invocations:
+            if invocation.checking:
+                failed.setdefault(invocation.fixer.name, f"the failing step ran `{_show(invocation)}`")
+        for run in facts.pre_commit:
+            if hooks_failed:
+                break
+            for hook in config.hooks:
+                if not run.hooks or hook.id in run.hooks:
+                    failed.setdefault(
+                        hook.fixer.name, f"the failing step ran pre-commit with hook `{hook.id}`"
+                    )
+    return {
+        name: f"{reason}; the repository configures {BY_NAME[name].package} "
+        f"({', '.join(config.evidence[BY_NAME[name].package][:3])})"
+        for name, reason in failed.items()
+        if config.configures(BY_NAME[name].package)
+    }
+
+
+def _show(invocation: Invocation) -> str:
+    fixer = invocation.fixer
+    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" else ""
+    return " ".join(p for p in (fixer.package, sub, *invocation.args) if p)
+
+
+def _arguments(
+    root: Path, fixer: Fixer, facts: CommandFacts, config: RepoConfig, pre_commit: bool
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Options and paths from the failing command (or the pre-commit hook), and the resulting scope."""
+    invocations = [i for i in facts.invocations if i.fixer is fixer]
+    if invocations:
+        options: list[str] = []
+        paths: list[str] = []
+        whole = False
+        for invocation in invocations:
+            parsed = fix_arguments(fixer, invocation.args)
+            options = options or list(parsed.options)
+            inside = _inside(root, parsed.paths)
+            whole = whole or not inside
+            paths += inside
+        scope = (REPOSITORY,) if whole else tuple(dict.fromkeys(paths))
+        return (*options, *scope), scope
+    hook = next((h for h in config.hooks if h.fixer is fixer), None) if pre_commit else None
+    options = list(fix_arguments(fixer, hook.args).options) if hook else []
+    return (*options, REPOSITORY), (REPOSITORY,)
+
+
+def _inside(root: Path, paths: Sequence[str]) -> list[str]:
+    """The paths that name something inside the repository, repository-relative; [] if none does."""
+    sandbox = Sandbox(root)
+    kept = []
+    for raw in paths:
+        try:
+            rel = sandbox.relative(raw)
+        except SandboxViolation:
+            continue
+        if (sandbox.root / rel).exists():
+            kept.append(str(rel) if str(rel) != "." else REPOSITORY)
+    return kept

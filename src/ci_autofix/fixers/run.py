@@ -1,0 +1,120 @@
+"""Running the planned fixers in the checkout, and finding out what each one changed."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ci_autofix.fixers.install import Toolbox, Unavailable
+from ci_autofix.fixers.plan import REPOSITORY, FixerSpec
+from ci_autofix.git import Git
+from ci_autofix.redact import redact
+from ci_autofix.sandbox import Sandbox
+
+_DELETED = "deleted"
+
+
+@dataclass
+class FixerRun:
+    name: str
+    version: str | None
+    argv: list[str]
+    exit_code: int | None
+    changed_files: list[str]  # repository-relative paths this fixer changed (and that were kept)
+    output_tail: str  # redacted
+    skipped_reason: str | None = None  # set when the fixer did not run, or its changes were undone
+    restored: list[str] = field(default_factory=list)  # out of scope or protected: changed, then put back
+    pin_source: str | None = None  # where the version came from; None: the action's own tool
+
+    @property
+    def ran(self) -> bool:
+        return self.skipped_reason is None
+
+
+def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, timeout: float) -> list[FixerRun]:
+    """Run each fixer in order; a fixer that cannot be installed is skipped with the reason."""
+    git = Git(sandbox.root)
+    toolbox = Toolbox(tools_dir, timeout=timeout)
+    runs = []
+    for spec in plan:
+        tool = toolbox.tool(spec.package, spec.requirement)
+        if isinstance(tool, Unavailable):
+            version = tool.version or (spec.requirement.exact if spec.requirement else None)
+            runs.append(
+                FixerRun(spec.name, version, [], None, [], "", tool.reason, pin_source=spec.pin_source)
+            )
+            continue
+        argv = [str(tool.executable), *spec.fixer.command, *spec.args]
+        before = _state(git, sandbox.root)
+        saved = {
+            p: (sandbox.root / p).read_bytes()
+            for p, h in before.items()
+            if h != _DELETED and not h.startswith("link:")
+        }
+        result = sandbox.run(argv, timeout=timeout)
+        after = _state(git, sandbox.root)
+        changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+        undo = [p for p in changed if result.timed_out or not _allowed(sandbox, spec, p)]
+        _restore(git, sandbox.root, undo, saved)
+        reason = None
+        if result.timed_out:
+            reason = f"{spec.name} {result.describe()}; its changes were undone"
+        elif result.not_found:
+            reason = result.describe()
+        runs.append(
+            FixerRun(
+                name=spec.name,
+                version=tool.version,
+                argv=argv,
+                exit_code=result.exit_code,
+                changed_files=[p for p in changed if p not in undo],
+                output_tail=redact(result.tail(30)),
+                skipped_reason=reason,
+                restored=[] if result.timed_out else undo,
+                pin_source=spec.pin_source,
+            )
+        )
+    return runs
+
+
+def _allowed(sandbox: Sandbox, spec: FixerSpec, path: str) -> bool:
+    if sandbox.protected_by(path):
+        return False
+    return any(
+        scope == REPOSITORY or path == scope or path.startswith(scope.rstrip("/") + "/")
+        for scope in spec.scope
+    )
+
+
+def _state(git: Git, root: Path) -> dict[str, str]:
+    """Every path that differs from HEAD (tracked changes, untracked files), with a hash of its content."""
+    out = git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames").output
+    state = {}
+    for entry in out.split("\0"):
+        if len(entry) < 4:
+            continue
+        path = entry[3:]
+        file = root / path
+        if file.is_symlink():
+            state[path] = "link:" + str(file.readlink())
+        elif file.is_file():
+            state[path] = hashlib.sha256(file.read_bytes()).hexdigest()
+        else:
+            state[path] = _DELETED
+    return state
+
+
+def _restore(git: Git, root: Path, paths: list[str], saved: dict[str, bytes]) -> None:
+    """Put `paths` back as they were before the fixer ran (HEAD's version, or the saved content)."""
+    for path in paths:
+        file = root / path
+        if path in saved:
+            if file.is_symlink():
+                file.unlink()
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_bytes(saved[path])
+        elif git.run("cat-file", "-e", f"HEAD:{path}", check=False).ok:
+            git.run("checkout", "HEAD", "--", path, env={"GIT_LITERAL_PATHSPECS": "1"})
+        elif file.is_symlink() or file.is_file():
+            file.unlink()
