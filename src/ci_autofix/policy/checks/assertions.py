@@ -6,7 +6,6 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, Hunk, Line
@@ -32,6 +31,7 @@ _LITERAL = re.compile(
     r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`"""
     r"|(?<![\w.])-?\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b"
     r"|\b(?:True|False|None|true|false|nil|null|undefined)\b")
+_COMPARISON = re.compile(r"[=!]==?|\bif\b.*[<>]")
 _TABLE_ROW = re.compile(r"^[\s◊,()\[\]{}:=>|&*]*$")
 
 _NEUTRAL = re.compile(r"^(?:pass|\.\.\.|return;?|return None|return nil|return Ok\(\(\)\);?|Ok\(\(\)\)|"
@@ -188,7 +188,7 @@ def _shape(text: str) -> str:
 
 def _checks_a_value(line: Line, pattern: re.Pattern[str]) -> bool:
     bare = line.view.bare
-    if pattern.search(line.view.code) or _EXPECTATION.search(bare):
+    if pattern.search(line.view.code) or _EXPECTATION.search(bare) or _COMPARISON.search(line.view.code):
         return True
     shape = _shape(bare)
     return "◊" in shape and bool(_TABLE_ROW.match(shape))
@@ -212,34 +212,29 @@ def _change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
 
 
 def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
+    """Within one change (removed lines, then added ones), a value the old checks used is gone from the new."""
     pattern = ASSERTIONS[file.language]
     for removed, added in _change_blocks(hunk):
         olds = [line for line in removed if _checks_a_value(line, pattern)]
         news = [line for line in added if _checks_a_value(line, pattern)]
-        for old, new in _pairs(olds, news):
-            before, after = _literals(old), _literals(new)
-            if before != after:
-                was = ", ".join(sorted((before - after).elements())) or "(none)"
-                now = ", ".join(sorted((after - before).elements())) or "(none)"
-                yield finding("expected-value-changed", f"An expected value changes (was {_short(was)}, now "
-                              f"{_short(now)}): check that the new value is the intended behaviour and not just "
-                              "what the code happens to return.", file.path, new.number)
+        if not olds or not news:
+            continue
+        before = sum((_literals(line) for line in olds), Counter[str]())
+        after = sum((_literals(line) for line in news), Counter[str]())
+        gone = before - after
+        if not gone:
+            continue
+        fresh = after - before
+        where = next((line for line in news if _literals(line) - before), news[0])
+        was = ", ".join(sorted(gone.elements()))
+        now = ", ".join(sorted(fresh.elements())) or "(none)"
+        yield finding("expected-value-changed", f"An expected value changes (was {_short(was)}, now {_short(now)}): "
+                      "check that the new value is the intended behaviour and not just what the code happens to "
+                      "return.", file.path, where.number)
 
 
 def _literals(line: Line) -> Counter[str]:
     return Counter(match.group(0) for match in _LITERAL.finditer(line.view.bare))
-
-
-def _pairs(olds: list[Line], news: list[Line]) -> Iterator[tuple[Line, Line]]:
-    free = list(news)
-    for old in olds:
-        scored = [(SequenceMatcher(None, _shape(old.view.bare), _shape(new.view.bare)).ratio(), i)
-                  for i, new in enumerate(free)]
-        if not scored:
-            return
-        score, best = max(scored)
-        if score >= 0.6:
-            yield old, free.pop(best)
 
 
 def _short(text: str, limit: int = 40) -> str:

@@ -41,6 +41,13 @@ _PROCESS: dict[Language, dict[str, re.Pattern[str]]] = {
     Language.JAVA: {"a process spawn": re.compile(r"\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*exec\b"
                                                   r"|\bProcessBuilder\b")},
 }
+# Modules are named in strings in JS: these look at the text with its strings kept.
+_JS_IMPORTS = {
+    "network-call-in-test": {"a network module": re.compile(
+        r"""(?:\bfrom|\brequire\s*\(|\bimport\s*\(?)\s*["'](?:node:)?(?:http|https|net|axios|node-fetch|undici|got)["']""")},
+    "process-spawn-in-test": {"a process module": re.compile(
+        r"""(?:\bfrom|\brequire\s*\(|\bimport\s*\(?)\s*["'](?:node:)?(?:child_process|execa)["']""")},
+}
 _SHELLS = r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k|fi)?sh\b"
 _PIPE_TO_SHELL = {"a download piped into a shell": re.compile(
     rf"\b(?:curl|wget|fetch|iwr|Invoke-WebRequest|irm|Invoke-RestMethod)\b[^|\n]*\|\s*(?:{_SHELLS}|(?:iex|"
@@ -79,3 +86,8 @@ def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
         for hit in new_occurrences(file, _PROCESS.get(file.language, {}), code, tests):
             yield finding("process-spawn-in-test", f"A test gains {hit.kind}: check what it runs.", file.path,
                           hit.line.number)
+        if file.language is Language.JS:
+            for rule, patterns in _JS_IMPORTS.items():
+                for hit in new_occurrences(file, patterns, bare, tests):
+                    yield finding(rule, f"A test imports {hit.kind}: check what it reaches or runs.", file.path,
+                                  hit.line.number)

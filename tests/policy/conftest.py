@@ -1,0 +1,101 @@
+"""Real git repositories for policy tests: commit `before`, commit `after`, diff them with `Git.diff`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ci_autofix.git import Git
+from ci_autofix.policy import Verdict, check_diff
+
+
+@dataclass(frozen=True)
+class Symlink:
+    target: str
+
+
+@dataclass(frozen=True)
+class Executable:
+    content: str
+
+
+@dataclass(frozen=True)
+class Gitlink:
+    sha: str
+
+
+Content = str | bytes | Symlink | Executable | Gitlink | None
+Files = Mapping[str, Content]
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.git = Git(root)
+        root.mkdir(parents=True, exist_ok=True)
+        self._run("init", "-q", "-b", "main")
+        self._run("config", "user.email", "dev@example.com")
+        self._run("config", "user.name", "Dev")
+        self._run("config", "core.autocrlf", "false")
+
+    def _run(self, *args: str) -> str:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def commit(self, files: Files, message: str = "change") -> str:
+        for rel, content in files.items():
+            path = self.root / rel
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            if content is None or isinstance(content, Gitlink):
+                self._run("rm", "-q", "--cached", "--ignore-unmatch", "--", rel)
+                if isinstance(content, Gitlink):
+                    self._run("update-index", "--add", "--cacheinfo", f"160000,{content.sha},{rel}")
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, Symlink):
+                os.symlink(content.target, path)
+            elif isinstance(content, Executable):
+                path.write_text(content.content)
+                path.chmod(0o755)
+            elif isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_bytes(content.encode())
+            self._run("add", "--", rel)
+        self._run("commit", "-q", "--allow-empty", "-m", message)
+        return self._run("rev-parse", "HEAD")
+
+
+ChangeFn = Callable[..., Verdict]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def diff_of(repo: Repo) -> Callable[[Files, Files], str]:
+    """The diff `Git.diff` produces between a commit of `before` and one of `after` applied on top."""
+
+    def make(before: Files, after: Files) -> str:
+        base = repo.commit(before, "before")
+        head = repo.commit(after, "after")
+        return repo.git.diff(base, head)
+
+    return make
+
+
+@pytest.fixture
+def change(diff_of: Callable[[Files, Files], str]) -> ChangeFn:
+    def verdict(before: Files, after: Files, **options: object) -> Verdict:
+        return check_diff(diff_of(before, after), **options)  # type: ignore[arg-type]
+
+    return verdict
