@@ -45,8 +45,9 @@ class Repo:
 
     def _run(self, *args: str) -> str:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     def commit(self, files: Files, message: str = "change") -> str:
         for rel, content in files.items():

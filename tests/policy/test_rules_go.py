@@ -11,7 +11,7 @@ from ci_autofix.policy import Verdict
 
 ChangeFn = Callable[..., Verdict]
 TEST = "calc/calc_test.go"
-BASE = dedent('''\
+BASE = dedent("""\
     package calc
 
     import "testing"
@@ -36,7 +36,7 @@ BASE = dedent('''\
     \t\t}
     \t}
     }
-''')
+""")
 
 
 def edit(old: str, new: str) -> str:
@@ -45,27 +45,53 @@ def edit(old: str, new: str) -> str:
 
 
 CASES = [
-    ("t-skip", edit("\tgot := Add(2, 3)", '\tt.Skip("flaky on CI")\n\tgot := Add(2, 3)'), {"skip-marker-added"}),
+    (
+        "t-skip",
+        edit("\tgot := Add(2, 3)", '\tt.Skip("flaky on CI")\n\tgot := Add(2, 3)'),
+        {"skip-marker-added"},
+    ),
     ("t-skipnow", edit("\tcases := ", "\tt.SkipNow()\n\tcases := "), {"skip-marker-added"}),
-    ("skip-in-comment", edit("\tgot := Add(2, 3)", '\t// t.Skip("flaky") would hide this\n\tgot := Add(2, 3)'),
-     set()),
-    ("skip-in-string", edit("\tgot := Add(2, 3)", '\tt.Log("do not t.Skip( here")\n\tgot := Add(2, 3)'), set()),
-    ("skip-in-raw-string", edit("\tgot := Add(2, 3)", "\tconst doc = `\n\tt.Skip()\n\t`\n\tgot := Add(2, 3)"),
-     set()),
-    ("check-removed", edit("\tif got != 5 {\n\t\tt.Errorf(\"Add(2, 3) = %d; want 5\", got)\n\t}\n", "\t_ = got\n"),
-     {"assertion-removed"}),
+    (
+        "skip-in-comment",
+        edit("\tgot := Add(2, 3)", '\t// t.Skip("flaky") would hide this\n\tgot := Add(2, 3)'),
+        set(),
+    ),
+    (
+        "skip-in-string",
+        edit("\tgot := Add(2, 3)", '\tt.Log("do not t.Skip( here")\n\tgot := Add(2, 3)'),
+        set(),
+    ),
+    (
+        "skip-in-raw-string",
+        edit("\tgot := Add(2, 3)", "\tconst doc = `\n\tt.Skip()\n\t`\n\tgot := Add(2, 3)"),
+        set(),
+    ),
+    (
+        "check-removed",
+        edit('\tif got != 5 {\n\t\tt.Errorf("Add(2, 3) = %d; want 5", got)\n\t}\n', "\t_ = got\n"),
+        {"assertion-removed"},
+    ),
     ("early-return", edit("\tgot := Add(2, 3)", "\treturn\n\tgot := Add(2, 3)"), {"test-emptied"}),
-    ("body-emptied", edit('\tgot := Add(2, 3)\n\tif got != 5 {\n\t\tt.Errorf("Add(2, 3) = %d; want 5", got)\n\t}\n',
-                          ""), {"test-emptied", "assertion-removed"}),
+    (
+        "body-emptied",
+        edit('\tgot := Add(2, 3)\n\tif got != 5 {\n\t\tt.Errorf("Add(2, 3) = %d; want 5", got)\n\t}\n', ""),
+        {"test-emptied", "assertion-removed"},
+    ),
     ("expected-in-if", edit("if got != 5", "if got != 6"), {"expected-value-changed"}),
     ("expected-in-table", edit("{2, 2, 4}", "{2, 2, 5}"), {"expected-value-changed"}),
     ("legit-new-row", edit("\t\t{2, 2, 4},\n", "\t\t{2, 2, 4},\n\t\t{0, 0, 0},\n"), set()),
     ("fatal-to-error", edit("t.Fatalf(", "t.Errorf("), set()),
     ("nolint", edit("\tgot := Add(2, 3)", "\tgot := Add(2, 3) //nolint:errcheck"), {"suppression-added"}),
-    ("exec-command", edit("\tgot := Add(2, 3)", '\t_ = exec.Command("ls").Run()\n\tgot := Add(2, 3)'),
-     {"process-spawn-in-test"}),
-    ("http-get", edit("\tgot := Add(2, 3)", '\t_, _ = http.Get("https://example.com")\n\tgot := Add(2, 3)'),
-     {"network-call-in-test"}),
+    (
+        "exec-command",
+        edit("\tgot := Add(2, 3)", '\t_ = exec.Command("ls").Run()\n\tgot := Add(2, 3)'),
+        {"process-spawn-in-test"},
+    ),
+    (
+        "http-get",
+        edit("\tgot := Add(2, 3)", '\t_, _ = http.Get("https://example.com")\n\tgot := Add(2, 3)'),
+        {"network-call-in-test"},
+    ),
 ]
 
 
@@ -84,9 +110,10 @@ GO_MOD = "module example.com/calc\n\ngo 1.22\n\nrequire github.com/google/go-cmp
 
 
 def test_go_mod_require_bump_and_go_sum(change: ChangeFn) -> None:
-    verdict = change({"go.mod": GO_MOD, "go.sum": "github.com/google/go-cmp v0.6.0 h1:abc=\n"},
-                     {"go.mod": GO_MOD.replace("v0.6.0", "v0.7.0"),
-                      "go.sum": "github.com/google/go-cmp v0.7.0 h1:def=\n"})
+    verdict = change(
+        {"go.mod": GO_MOD, "go.sum": "github.com/google/go-cmp v0.6.0 h1:abc=\n"},
+        {"go.mod": GO_MOD.replace("v0.6.0", "v0.7.0"), "go.sum": "github.com/google/go-cmp v0.7.0 h1:def=\n"},
+    )
     assert sorted(verdict.codes) == ["dependency-pin-changed", "lockfile-changed"]
 
 

@@ -11,7 +11,7 @@ from ci_autofix.policy import Verdict
 
 ChangeFn = Callable[..., Verdict]
 TEST = "src/test/java/com/example/CalcTest.java"
-BASE = dedent('''\
+BASE = dedent("""\
     package com.example;
 
     import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +30,7 @@ BASE = dedent('''\
             assertEquals(1, Calc.sub(3, 2));
         }
     }
-''')
+""")
 
 
 def edit(old: str, new: str) -> str:
@@ -39,25 +39,67 @@ def edit(old: str, new: str) -> str:
 
 
 CASES = [
-    ("disabled", edit("    @Test\n    void adds", '    @Test\n    @Disabled("flaky")\n    void adds'),
-     {"skip-marker-added"}),
-    ("junit4-ignore", edit("    @Test\n    void subtracts", "    @Ignore\n    @Test\n    void subtracts"),
-     {"skip-marker-added"}),
-    ("disabled-in-javadoc", edit("    @Test\n    void adds", "    /** Never use @Disabled here. */\n    @Test\n"
-                                 "    void adds"), set()),
-    ("disabled-in-string", edit("        int total = Calc.add(2, 3);", '        String s = "@Disabled";\n'
-                                "        int total = Calc.add(2, 3);"), set()),
+    (
+        "disabled",
+        edit("    @Test\n    void adds", '    @Test\n    @Disabled("flaky")\n    void adds'),
+        {"skip-marker-added"},
+    ),
+    (
+        "junit4-ignore",
+        edit("    @Test\n    void subtracts", "    @Ignore\n    @Test\n    void subtracts"),
+        {"skip-marker-added"},
+    ),
+    (
+        "disabled-in-javadoc",
+        edit("    @Test\n    void adds", "    /** Never use @Disabled here. */\n    @Test\n    void adds"),
+        set(),
+    ),
+    (
+        "disabled-in-string",
+        edit(
+            "        int total = Calc.add(2, 3);",
+            '        String s = "@Disabled";\n        int total = Calc.add(2, 3);',
+        ),
+        set(),
+    ),
     ("assert-removed", edit("        assertEquals(5, total);\n", ""), {"assertion-removed"}),
-    ("early-return", edit("        int total = Calc.add(2, 3);", "        return;\n        int total = Calc.add(2, 3);"),
-     {"test-emptied"}),
-    ("body-emptied", edit("        assertEquals(1, Calc.sub(3, 2));\n", ""), {"test-emptied", "assertion-removed"}),
-    ("expected-value-fixed", edit("assertEquals(5, total)", "assertEquals(6, total)"), {"expected-value-changed"}),
-    ("suppress-warnings", edit("class CalcTest {", '@SuppressWarnings("unchecked")\nclass CalcTest {'),
-     {"suppression-added"}),
-    ("process-builder", edit("        int total = Calc.add(2, 3);", '        new ProcessBuilder("ls").start();\n'
-                             "        int total = Calc.add(2, 3);"), {"process-spawn-in-test"}),
-    ("legit-new-test", edit("    }\n}\n", "    }\n\n    @Test\n    void multiplies() {\n"
-                            "        assertEquals(6, Calc.mul(2, 3));\n    }\n}\n"), set()),
+    (
+        "early-return",
+        edit("        int total = Calc.add(2, 3);", "        return;\n        int total = Calc.add(2, 3);"),
+        {"test-emptied"},
+    ),
+    (
+        "body-emptied",
+        edit("        assertEquals(1, Calc.sub(3, 2));\n", ""),
+        {"test-emptied", "assertion-removed"},
+    ),
+    (
+        "expected-value-fixed",
+        edit("assertEquals(5, total)", "assertEquals(6, total)"),
+        {"expected-value-changed"},
+    ),
+    (
+        "suppress-warnings",
+        edit("class CalcTest {", '@SuppressWarnings("unchecked")\nclass CalcTest {'),
+        {"suppression-added"},
+    ),
+    (
+        "process-builder",
+        edit(
+            "        int total = Calc.add(2, 3);",
+            '        new ProcessBuilder("ls").start();\n        int total = Calc.add(2, 3);',
+        ),
+        {"process-spawn-in-test"},
+    ),
+    (
+        "legit-new-test",
+        edit(
+            "    }\n}\n",
+            "    }\n\n    @Test\n    void multiplies() {\n"
+            "        assertEquals(6, Calc.mul(2, 3));\n    }\n}\n",
+        ),
+        set(),
+    ),
 ]
 
 
@@ -79,7 +121,7 @@ def test_test_class_moved_into_main_sources_is_renamed_away(change: ChangeFn) ->
     assert [(f.code, f.path) for f in verdict.findings] == [("test-file-renamed-away", moved)]
 
 
-POM = dedent('''\
+POM = dedent("""\
     <project>
       <dependencies>
         <dependency>
@@ -89,7 +131,7 @@ POM = dedent('''\
         </dependency>
       </dependencies>
     </project>
-''')
+""")
 
 
 def test_maven_version_change_is_a_pin_change(change: ChangeFn) -> None:

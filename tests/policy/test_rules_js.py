@@ -11,7 +11,7 @@ from ci_autofix.policy import Verdict
 
 ChangeFn = Callable[..., Verdict]
 TEST = "src/sum.test.ts"
-BASE = dedent('''\
+BASE = dedent("""\
     import { sum } from "./sum";
 
     describe("sum", () => {
@@ -23,7 +23,7 @@ BASE = dedent('''\
         expect(sum(-1, -2)).toBe(-3);
       });
     });
-''')
+""")
 
 
 def edit(old: str, new: str) -> str:
@@ -35,48 +35,115 @@ CASES = [
     ("it-skip", edit('it("adds two', 'it.skip("adds two'), {"skip-marker-added"}),
     ("xit", edit('it("adds negatives"', 'xit("adds negatives"'), {"skip-marker-added"}),
     ("describe-skip", edit('describe("sum"', 'describe.skip("sum"'), {"skip-marker-added"}),
-    ("test-skip-each", edit('  it("adds negatives", () => {', '  test.skip.each([1])("adds negatives", () => {'),
-     {"skip-marker-added"}),
+    (
+        "test-skip-each",
+        edit('  it("adds negatives", () => {', '  test.skip.each([1])("adds negatives", () => {'),
+        {"skip-marker-added"},
+    ),
     ("it-only", edit('it("adds two', 'it.only("adds two'), {"only-marker-added"}),
     ("test-only", edit('it("adds two', 'test.only("adds two'), {"only-marker-added"}),
     ("describe-only", edit('describe("sum"', 'describe.only("sum"'), {"only-marker-added"}),
     ("fit", edit('it("adds two', 'fit("adds two'), {"only-marker-added"}),
     # look-alikes
-    ("skip-in-line-comment", edit("  it(\"adds two", "  // it.skip(\"adds two\") was used while debugging\n"
-                                  "  it(\"adds two"), set()),
+    (
+        "skip-in-line-comment",
+        edit('  it("adds two', '  // it.skip("adds two") was used while debugging\n  it("adds two'),
+        set(),
+    ),
     ("only-in-block-comment", edit("describe(", "/* never commit\n   it.only(...) */\ndescribe("), set()),
-    ("skip-in-string", edit('    expect(sum(1, 2)).toBe(3);', '    const note = "it.skip( is banned";\n'
-                            '    expect(sum(1, 2)).toBe(3);'), set()),
-    ("only-in-template", edit('    expect(sum(1, 2)).toBe(3);', "    const t = `test.only(${1})`;\n"
-                              "    expect(sum(1, 2)).toBe(3);"), set()),
-    ("method-named-skip", edit('    expect(sum(1, 2)).toBe(3);', "    const rows = list.skip(1);\n"
-                               '    expect(sum(1, 2)).toBe(3);'), set()),
+    (
+        "skip-in-string",
+        edit(
+            "    expect(sum(1, 2)).toBe(3);",
+            '    const note = "it.skip( is banned";\n    expect(sum(1, 2)).toBe(3);',
+        ),
+        set(),
+    ),
+    (
+        "only-in-template",
+        edit(
+            "    expect(sum(1, 2)).toBe(3);",
+            "    const t = `test.only(${1})`;\n    expect(sum(1, 2)).toBe(3);",
+        ),
+        set(),
+    ),
+    (
+        "method-named-skip",
+        edit(
+            "    expect(sum(1, 2)).toBe(3);", "    const rows = list.skip(1);\n    expect(sum(1, 2)).toBe(3);"
+        ),
+        set(),
+    ),
     # assertions and bodies
     ("expect-removed", edit("    expect(sum(1, 2)).toBe(3);\n", ""), {"assertion-removed", "test-emptied"}),
-    ("expect-removed-rest-kept", edit("    expect(sum(1, 2)).toBe(3);\n", "    sum(1, 2);\n"),
-     {"assertion-removed"}),
-    ("body-emptied", edit('  it("adds two numbers", () => {\n    expect(sum(1, 2)).toBe(3);\n  });',
-                          '  it("adds two numbers", () => {\n  });'), {"test-emptied", "assertion-removed"}),
-    ("early-return", edit("    expect(sum(1, 2)).toBe(3);", "    return;\n    expect(sum(1, 2)).toBe(3);"),
-     {"test-emptied"}),
-    ("legit-new-test", edit("});\n", '});\n\nit("adds zero", () => {\n  expect(sum(0, 0)).toBe(0);\n});\n'),
-     set()),
+    (
+        "expect-removed-rest-kept",
+        edit("    expect(sum(1, 2)).toBe(3);\n", "    sum(1, 2);\n"),
+        {"assertion-removed"},
+    ),
+    (
+        "body-emptied",
+        edit(
+            '  it("adds two numbers", () => {\n    expect(sum(1, 2)).toBe(3);\n  });',
+            '  it("adds two numbers", () => {\n  });',
+        ),
+        {"test-emptied", "assertion-removed"},
+    ),
+    (
+        "early-return",
+        edit("    expect(sum(1, 2)).toBe(3);", "    return;\n    expect(sum(1, 2)).toBe(3);"),
+        {"test-emptied"},
+    ),
+    (
+        "legit-new-test",
+        edit("});\n", '});\n\nit("adds zero", () => {\n  expect(sum(0, 0)).toBe(0);\n});\n'),
+        set(),
+    ),
     ("expected-value-fixed", edit("toBe(-3)", "toBe(-4)"), {"expected-value-changed"}),
     ("matcher-stricter", edit("toBe(3)", "toStrictEqual(3)"), set()),
     # suppressions
-    ("eslint-disable", edit("    expect(sum(1, 2)).toBe(3);", "    // eslint-disable-next-line no-console\n"
-                            "    expect(sum(1, 2)).toBe(3);"), {"suppression-added"}),
-    ("ts-ignore", edit('import { sum } from "./sum";', '// @ts-ignore\nimport { sum } from "./sum";'),
-     {"suppression-added"}),
-    ("ts-ignore-in-string", edit("    expect(sum(1, 2)).toBe(3);", '    const s = "// @ts-ignore";\n'
-                                 "    expect(sum(1, 2)).toBe(3);"), set()),
+    (
+        "eslint-disable",
+        edit(
+            "    expect(sum(1, 2)).toBe(3);",
+            "    // eslint-disable-next-line no-console\n    expect(sum(1, 2)).toBe(3);",
+        ),
+        {"suppression-added"},
+    ),
+    (
+        "ts-ignore",
+        edit('import { sum } from "./sum";', '// @ts-ignore\nimport { sum } from "./sum";'),
+        {"suppression-added"},
+    ),
+    (
+        "ts-ignore-in-string",
+        edit(
+            "    expect(sum(1, 2)).toBe(3);", '    const s = "// @ts-ignore";\n    expect(sum(1, 2)).toBe(3);'
+        ),
+        set(),
+    ),
     # network and processes
-    ("axios-import-in-test", edit('import { sum } from "./sum";', 'import axios from "axios";\n'
-                                  'import { sum } from "./sum";'), {"network-call-in-test"}),
-    ("fetch-in-test", edit("    expect(sum(1, 2)).toBe(3);", '    await fetch("https://example.com");\n'
-                           "    expect(sum(1, 2)).toBe(3);"), {"network-call-in-test"}),
-    ("child-process-in-test", edit('import { sum } from "./sum";', 'import { sum } from "./sum";\n'
-                                   'import { execSync } from "node:child_process";'), {"process-spawn-in-test"}),
+    (
+        "axios-import-in-test",
+        edit('import { sum } from "./sum";', 'import axios from "axios";\nimport { sum } from "./sum";'),
+        {"network-call-in-test"},
+    ),
+    (
+        "fetch-in-test",
+        edit(
+            "    expect(sum(1, 2)).toBe(3);",
+            '    await fetch("https://example.com");\n    expect(sum(1, 2)).toBe(3);',
+        ),
+        {"network-call-in-test"},
+    ),
+    (
+        "child-process-in-test",
+        edit(
+            'import { sum } from "./sum";',
+            'import { sum } from "./sum";\nimport { execSync } from "node:child_process";',
+        ),
+        {"process-spawn-in-test"},
+    ),
 ]
 
 
@@ -96,7 +163,7 @@ def test_deleting_a_non_test_module_is_not_a_test_deletion(change: ChangeFn) -> 
     assert change({"src/sum.ts": "export const sum = (a, b) => a + b;\n"}, {"src/sum.ts": None}).codes == []
 
 
-PACKAGE = dedent('''\
+PACKAGE = dedent("""\
     {
       "name": "calc",
       "version": "1.0.0",
@@ -104,7 +171,7 @@ PACKAGE = dedent('''\
         "left-pad": "^1.3.0"
       }
     }
-''')
+""")
 
 
 def test_package_json_dependency_bump_is_flagged(change: ChangeFn) -> None:
@@ -118,5 +185,7 @@ def test_package_json_version_of_the_package_itself_is_not_a_pin(change: ChangeF
 
 
 def test_package_lock_change_is_flagged(change: ChangeFn) -> None:
-    verdict = change({"package-lock.json": '{"lockfileVersion": 3}\n'}, {"package-lock.json": '{"lockfileVersion": 2}\n'})
+    verdict = change(
+        {"package-lock.json": '{"lockfileVersion": 3}\n'}, {"package-lock.json": '{"lockfileVersion": 2}\n'}
+    )
     assert verdict.codes == ["lockfile-changed"]

@@ -11,7 +11,7 @@ from ci_autofix.policy import Verdict
 
 ChangeFn = Callable[..., Verdict]
 LIB = "src/lib.rs"
-BASE = dedent('''\
+BASE = dedent("""\
     /// Adds two numbers.
     pub fn add(a: i32, b: i32) -> i32 {
         debug_assert!(a < 1000);
@@ -41,7 +41,7 @@ BASE = dedent('''\
             assert_eq!(sub(3, 2), 1);
         }
     }
-''')
+""")
 
 
 def edit(old: str, new: str) -> str:
@@ -50,27 +50,62 @@ def edit(old: str, new: str) -> str:
 
 
 CASES = [
-    ("ignore", edit("    #[test]\n    fn subs", "    #[test]\n    #[ignore]\n    fn subs"), {"skip-marker-added"}),
-    ("ignore-with-reason", edit("    #[test]\n    fn adds", '    #[test]\n    #[ignore = "slow"]\n    fn adds'),
-     {"skip-marker-added"}),
-    ("ignore-in-comment", edit("    #[test]\n    fn subs", "    #[test]\n    // #[ignore] only locally\n    fn subs"),
-     set()),
-    ("ignore-in-raw-string", edit("        let total = add(2, 3);",
-                                  '        let _doc = r#"#[ignore] "quoted" "#;\n        let total = add(2, 3);'),
-     set()),
-    ("lifetime-not-a-string", edit("        let total = add(2, 3);",
-                                   "        fn first<'a>(s: &'a str) -> &'a str { s }\n"
-                                   "        let total = add(2, 3);"), set()),
+    (
+        "ignore",
+        edit("    #[test]\n    fn subs", "    #[test]\n    #[ignore]\n    fn subs"),
+        {"skip-marker-added"},
+    ),
+    (
+        "ignore-with-reason",
+        edit("    #[test]\n    fn adds", '    #[test]\n    #[ignore = "slow"]\n    fn adds'),
+        {"skip-marker-added"},
+    ),
+    (
+        "ignore-in-comment",
+        edit("    #[test]\n    fn subs", "    #[test]\n    // #[ignore] only locally\n    fn subs"),
+        set(),
+    ),
+    (
+        "ignore-in-raw-string",
+        edit(
+            "        let total = add(2, 3);",
+            '        let _doc = r#"#[ignore] "quoted" "#;\n        let total = add(2, 3);',
+        ),
+        set(),
+    ),
+    (
+        "lifetime-not-a-string",
+        edit(
+            "        let total = add(2, 3);",
+            "        fn first<'a>(s: &'a str) -> &'a str { s }\n        let total = add(2, 3);",
+        ),
+        set(),
+    ),
     ("assert-removed", edit("        assert_eq!(total, 5);\n", ""), {"assertion-removed"}),
     ("body-emptied", edit("        assert_eq!(sub(3, 2), 1);\n", ""), {"assertion-removed", "test-emptied"}),
-    ("expected-value-fixed", edit("assert_eq!(total, 5)", "assert_eq!(total, 6)"), {"expected-value-changed"}),
+    (
+        "expected-value-fixed",
+        edit("assert_eq!(total, 5)", "assert_eq!(total, 6)"),
+        {"expected-value-changed"},
+    ),
     ("library-debug-assert-removed", edit("    debug_assert!(a < 1000);\n", ""), set()),
     ("allow-attribute", edit("pub fn sub", "#[allow(dead_code)]\npub fn sub"), {"suppression-added"}),
-    ("command-in-test", edit("        let total = add(2, 3);",
-                             '        let _ = std::process::Command::new("ls").status();\n'
-                             "        let total = add(2, 3);"), {"process-spawn-in-test"}),
-    ("legit-new-test", edit("    }\n}\n", "    }\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n"
-                            "    }\n}\n"), set()),
+    (
+        "command-in-test",
+        edit(
+            "        let total = add(2, 3);",
+            '        let _ = std::process::Command::new("ls").status();\n        let total = add(2, 3);',
+        ),
+        {"process-spawn-in-test"},
+    ),
+    (
+        "legit-new-test",
+        edit(
+            "    }\n}\n",
+            "    }\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n}\n",
+        ),
+        set(),
+    ),
 ]
 
 
@@ -90,11 +125,15 @@ CARGO = '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[depen
 
 
 def test_cargo_dependency_bump_and_lock(change: ChangeFn) -> None:
-    verdict = change({"Cargo.toml": CARGO, "Cargo.lock": "version = 3\n"},
-                     {"Cargo.toml": CARGO.replace("1.0.190", "1.0.200"), "Cargo.lock": "version = 4\n"})
+    verdict = change(
+        {"Cargo.toml": CARGO, "Cargo.lock": "version = 3\n"},
+        {"Cargo.toml": CARGO.replace("1.0.190", "1.0.200"), "Cargo.lock": "version = 4\n"},
+    )
     assert sorted(verdict.codes) == ["dependency-pin-changed", "lockfile-changed"]
 
 
 def test_cargo_package_version_is_not_a_dependency(change: ChangeFn) -> None:
-    verdict = change({"Cargo.toml": CARGO}, {"Cargo.toml": CARGO.replace('version = "0.1.0"', 'version = "0.1.1"')})
+    verdict = change(
+        {"Cargo.toml": CARGO}, {"Cargo.toml": CARGO.replace('version = "0.1.0"', 'version = "0.1.1"')}
+    )
     assert verdict.codes == []

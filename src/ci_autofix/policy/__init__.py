@@ -18,8 +18,17 @@ from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
 
-__all__ = ["DEFAULT_PROTECTED", "RULES", "Finding", "Rule", "Severity", "Status", "Verdict", "check_diff",
-           "rules_markdown"]
+__all__ = [
+    "DEFAULT_PROTECTED",
+    "RULES",
+    "Finding",
+    "Rule",
+    "Severity",
+    "Status",
+    "Verdict",
+    "check_diff",
+    "rules_markdown",
+]
 
 Family = Callable[[Sequence[FileDiff], Limits], Iterator[Finding]]
 FAMILIES: tuple[Family, ...] = (files.check, markers.check, assertions.check, risky.check, dependencies.check)
@@ -33,16 +42,31 @@ def check_diff(
     max_files: int = 10,
 ) -> Verdict:
     """Every rule of the policy applied to `diff`; an unparseable diff is blocked, not an error."""
-    limits = Limits(protected=tuple(dict.fromkeys((*DEFAULT_PROTECTED, *protected))),
-                    max_changed_lines=max_changed_lines, max_files=max_files)
+    limits = Limits(
+        protected=tuple(dict.fromkeys((*DEFAULT_PROTECTED, *protected))),
+        max_changed_lines=max_changed_lines,
+        max_files=max_files,
+    )
     try:
         parsed = parse(diff)
     except (UnidiffParseError, UnicodeDecodeError) as exc:
-        return Verdict([finding("unparseable-diff", f"The diff could not be parsed ({_first_line(exc)}); "
-                                "nothing in it could be checked.")])
-    if not parsed and (diff.strip() if isinstance(diff, str) else diff.strip()):
-        return Verdict([finding("unparseable-diff", "The input is not empty but holds no file diff; nothing in "
-                                "it could be checked.")])
+        return Verdict(
+            [
+                finding(
+                    "unparseable-diff",
+                    f"The diff could not be parsed ({_first_line(exc)}); nothing in it could be checked.",
+                )
+            ]
+        )
+    if not parsed and diff.strip():
+        return Verdict(
+            [
+                finding(
+                    "unparseable-diff",
+                    "The input is not empty but holds no file diff; nothing in it could be checked.",
+                )
+            ]
+        )
     found = [f for family in FAMILIES for f in family(parsed, limits)]
     unique = list(dict.fromkeys(_printable(f) for f in found))
     unique.sort(key=lambda f: (f.severity != "block", f.path or "", f.line or 0, f.code))

@@ -19,16 +19,40 @@ EXIT_ERROR = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("diff", nargs="?", default="-", metavar="FILE|-",
-                        help="unified diff to check, as `git diff` or GitHub's `.diff` produce it (default: stdin)")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text",
-                        help="how to print the verdict (default: text)")
-    parser.add_argument("--protected", action="append", default=[], metavar="GLOB",
-                        help=f"a path glob no change may touch, besides {', '.join(DEFAULT_PROTECTED)} (repeatable)")
-    parser.add_argument("--max-changed-lines", type=_positive, default=200, metavar="N",
-                        help="block diffs that add and remove more lines than this (default: 200)")
-    parser.add_argument("--max-files", type=_positive, default=10, metavar="N",
-                        help="block diffs that touch more files than this (default: 10)")
+    parser.add_argument(
+        "diff",
+        nargs="?",
+        default="-",
+        metavar="FILE|-",
+        help="unified diff to check, as `git diff` or GitHub's `.diff` produce it (default: stdin)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="how to print the verdict (default: text)",
+    )
+    parser.add_argument(
+        "--protected",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help=f"a path glob no change may touch, besides {', '.join(DEFAULT_PROTECTED)} (repeatable)",
+    )
+    parser.add_argument(
+        "--max-changed-lines",
+        type=_positive,
+        default=200,
+        metavar="N",
+        help="block diffs that add and remove more lines than this (default: 200)",
+    )
+    parser.add_argument(
+        "--max-files",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="block diffs that touch more files than this (default: 10)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,9 +62,12 @@ def run(args: argparse.Namespace) -> int:
     except UserError as exc:
         print(f"ci-autofix check-diff: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    verdict = check_diff(data, protected=args.protected, max_changed_lines=args.max_changed_lines,
-                         max_files=args.max_files)
-    output = {"json": verdict.to_json, "markdown": verdict.to_markdown, "text": verdict.to_text}[args.format]()
+    verdict = check_diff(
+        data, protected=args.protected, max_changed_lines=args.max_changed_lines, max_files=args.max_files
+    )
+    output = {"json": verdict.to_json, "markdown": verdict.to_markdown, "text": verdict.to_text}[
+        args.format
+    ]()
     sys.stdout.write(output + "\n")
     return EXIT_CODES[verdict.status]
 
@@ -48,15 +75,19 @@ def run(args: argparse.Namespace) -> int:
 def _read(source: str) -> bytes:
     if source == "-":
         if sys.stdin is None or sys.stdin.isatty():
-            raise UserError("No diff was given: standard input is a terminal.",
-                            "Pass a diff file, or pipe one in: `git diff | ci-autofix check-diff -`.")
+            raise UserError(
+                "No diff was given: standard input is a terminal.",
+                "Pass a diff file, or pipe one in: `git diff | ci-autofix check-diff -`.",
+            )
         return sys.stdin.buffer.read()
     path = Path(source)
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise UserError(f"Cannot read the diff {source}: {exc.strerror or exc}.",
-                        "Pass the path of a unified diff file (or `-` for standard input).") from exc
+        raise UserError(
+            f"Cannot read the diff {source}: {exc.strerror or exc}.",
+            "Pass the path of a unified diff file (or `-` for standard input).",
+        ) from exc
 
 
 def _positive(value: str) -> int:

@@ -133,7 +133,9 @@ def _file(patched: PatchedFile) -> FileDiff:
         hunk = Hunk(str(unihunk.section_header or ""), lines)
         if language is Language.RUST and not result.is_test:
             seen_test_context = seen_test_context or bool(
-                _RUST_TEST_CONTEXT.search(hunk.section) or any(_RUST_TEST_CONTEXT.search(li.text) for li in lines))
+                _RUST_TEST_CONTEXT.search(hunk.section)
+                or any(_RUST_TEST_CONTEXT.search(li.text) for li in lines)
+            )
             hunk.in_tests = seen_test_context
         else:
             hunk.in_tests = result.is_test
@@ -186,7 +188,7 @@ def c_unquote(quoted: str) -> str:
                 out.append(_C_ESCAPES[nxt])
                 i += 2
                 continue
-            octal = re.match(r"[0-3][0-7]{2}", quoted[i + 1:i + 4])
+            octal = re.match(r"[0-3][0-7]{2}", quoted[i + 1 : i + 4])
             if octal:
                 out.append(int(octal.group(0), 8))
                 i += 4

@@ -62,8 +62,11 @@ class Verdict:
         return [f for f in self.findings if f.severity == "flag"]
 
     def to_json(self) -> str:
-        return json.dumps({"status": self.status, "codes": self.codes,
-                           "findings": [f.to_dict() for f in self.findings]}, indent=2, ensure_ascii=False)
+        return json.dumps(
+            {"status": self.status, "codes": self.codes, "findings": [f.to_dict() for f in self.findings]},
+            indent=2,
+            ensure_ascii=False,
+        )
 
     def to_text(self) -> str:
         lines = [f"{f.severity.upper():5} {f.code:24} {f.where}: {f.message}" for f in self.findings]
@@ -75,9 +78,11 @@ class Verdict:
         """A section for the PR body and the job summary; paths are escaped, code is never quoted."""
         if not self.findings:
             return "**Patch policy: clean.** No rule of the patch policy matched this diff."
-        head = {"blocked": "**Patch policy: blocked.** This diff breaks a rule that no fix may break; nothing "
-                           "was pushed.",
-                "flagged": "**Patch policy: flagged.** Please look at these points before approving."}[self.status]
+        head = {
+            "blocked": "**Patch policy: blocked.** This diff breaks a rule that no fix may break; nothing "
+            "was pushed.",
+            "flagged": "**Patch policy: flagged.** Please look at these points before approving.",
+        }[self.status]
         rows = ["| | rule | where | what |", "|---|---|---|---|"]
         for f in self.findings[:_MARKDOWN_ROWS]:
             mark = "⛔ block" if f.severity == "block" else "⚠️ flag"

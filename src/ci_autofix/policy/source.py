@@ -33,15 +33,62 @@ _EXTENSIONS: dict[str, Language] = {
     **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), Language.JS),
     ".go": Language.GO,
     ".rs": Language.RUST,
-    **dict.fromkeys((".java", ".kt", ".kts", ".scala", ".groovy", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp",
-                     ".swift", ".php"), Language.JAVA),
-    **dict.fromkeys((".sh", ".bash", ".zsh", ".yml", ".yaml", ".toml", ".rb", ".cfg", ".txt", ".in", ".mk",
-                     ".r", ".pl", ".ps1"), Language.HASH),
+    **dict.fromkeys(
+        (
+            ".java",
+            ".kt",
+            ".kts",
+            ".scala",
+            ".groovy",
+            ".cs",
+            ".c",
+            ".h",
+            ".cc",
+            ".cpp",
+            ".hpp",
+            ".swift",
+            ".php",
+        ),
+        Language.JAVA,
+    ),
+    **dict.fromkeys(
+        (
+            ".sh",
+            ".bash",
+            ".zsh",
+            ".yml",
+            ".yaml",
+            ".toml",
+            ".rb",
+            ".cfg",
+            ".txt",
+            ".in",
+            ".mk",
+            ".r",
+            ".pl",
+            ".ps1",
+        ),
+        Language.HASH,
+    ),
 }
-_HASH_NAMES = frozenset({"Makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Gemfile", "Rakefile",
-                         "Justfile", "justfile", ".gitignore", ".dockerignore"})
+_HASH_NAMES = frozenset(
+    {
+        "Makefile",
+        "GNUmakefile",
+        "Dockerfile",
+        "Containerfile",
+        "Gemfile",
+        "Rakefile",
+        "Justfile",
+        "justfile",
+        ".gitignore",
+        ".dockerignore",
+    }
+)
 
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "e2e", "integration_tests", "testdata"})
+_TEST_DIRS = frozenset(
+    {"test", "tests", "__tests__", "spec", "specs", "e2e", "integration_tests", "testdata"}
+)
 _TEST_NAME = re.compile(
     r"""(?x)
     ^(?:test_.*\.py|.*_test\.py|conftest\.py|tests?\.py       # pytest, unittest
@@ -52,7 +99,8 @@ _TEST_NAME = re.compile(
      |Test\w*\.(?:java|kt|cs)
      |.*_(?:spec|test)\.rb|test_.*\.rb
      |.*_test\.(?:c|cc|cpp|exs)
-    )$""")
+    )$"""
+)
 
 
 def language_of(path: str) -> Language:
@@ -68,7 +116,11 @@ def is_test_path(path: str) -> bool:
     if _TEST_NAME.match(pure.name):
         return True
     in_test_dir = any(part in _TEST_DIRS for part in pure.parts[:-1])
-    return in_test_dir and language_of(path) not in (Language.OTHER, Language.HASH) and "testdata" not in pure.parts
+    return (
+        in_test_dir
+        and language_of(path) not in (Language.OTHER, Language.HASH)
+        and "testdata" not in pure.parts
+    )
 
 
 @dataclass(frozen=True)
@@ -90,7 +142,9 @@ class _Syntax:
 
 _C_STRINGS = (('"', '"', True, False), ("'", "'", True, False))
 _SYNTAX: dict[Language, _Syntax] = {
-    Language.PYTHON: _Syntax(("#",), None, (('"""', '"""', True, True), ("'''", "'''", True, True), *_C_STRINGS)),
+    Language.PYTHON: _Syntax(
+        ("#",), None, (('"""', '"""', True, True), ("'''", "'''", True, True), *_C_STRINGS)
+    ),
     Language.JS: _Syntax(("//",), ("/*", "*/"), (("`", "`", True, True), *_C_STRINGS)),
     Language.GO: _Syntax(("//",), ("/*", "*/"), (("`", "`", False, True), *_C_STRINGS)),
     Language.RUST: _Syntax(("//",), ("/*", "*/"), (('"', '"', True, True),), rust_literals=True),
@@ -134,7 +188,7 @@ def scan(lines: Sequence[str], language: Language) -> list[View]:
                     bare.append(line[i:])
                     i = n
                     break
-                bare.append(line[i:end + len(close)])
+                bare.append(line[i : end + len(close)])
                 code.append(close)
                 i = end + len(close)
                 inside = None
@@ -181,7 +235,7 @@ def scan(lines: Sequence[str], language: Language) -> list[View]:
                     else:
                         code.append(close)  # an unterminated one-line string ends with its line
                     break
-                bare.append(line[i:end + len(close)])
+                bare.append(line[i : end + len(close)])
                 code.append(close)
                 i = end + len(close)
                 continue

@@ -16,12 +16,16 @@ from ci_autofix.policy.table import finding
 ASSERTIONS: dict[Language, re.Pattern[str]] = {
     Language.PYTHON: re.compile(
         r"(?:^|;)\s*assert\b|\bself\s*\.\s*(?:assert|fail)\w*\s*\(|\bpytest\s*\.\s*(?:raises|warns|approx|fail)\s*\("
-        r"|\bassert_\w+\s*\("),
+        r"|\bassert_\w+\s*\("
+    ),
     Language.JS: re.compile(
         r"\bexpect\s*\(|\bassert\b\s*(?:\.\s*\w+\s*)?\(|\.\s*should\b"
-        r"|\bt\s*\.\s*(?:is|not|deepEqual|true|false|throws|equal|ok|assert)\s*\("),
-    Language.GO: re.compile(r"\b\w+\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\("
-                            r"|\b(?:assert|require)\s*\.\s*\w+\s*\("),
+        r"|\bt\s*\.\s*(?:is|not|deepEqual|true|false|throws|equal|ok|assert)\s*\("
+    ),
+    Language.GO: re.compile(
+        r"\b\w+\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\("
+        r"|\b(?:assert|require)\s*\.\s*\w+\s*\("
+    ),
     Language.RUST: re.compile(r"\b(?:debug_)?assert(?:_eq|_ne|_matches)?\s*!|#\s*\[\s*should_panic"),
     Language.JAVA: re.compile(r"\bassert\w*\s*\(|\bassert\s+[^=\s]|\bfail\s*\(|\bverify\s*\("),
 }
@@ -30,21 +34,28 @@ _EXPECTATION = re.compile(r"(?i)\b(?:expected|expect|want|wanted|exp|golden)\w*\
 _LITERAL = re.compile(
     r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`"""
     r"|(?<![\w.])-?\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b"
-    r"|\b(?:True|False|None|true|false|nil|null|undefined)\b")
+    r"|\b(?:True|False|None|true|false|nil|null|undefined)\b"
+)
 _COMPARISON = re.compile(r"[=!]==?|\bif\b.*[<>]")
 _TABLE_ROW = re.compile(r"^[\s◊,()\[\]{}:=>|&*]*$")
 
-_NEUTRAL = re.compile(r"^(?:pass|\.\.\.|return;?|return None|return nil|return Ok\(\(\)\);?|Ok\(\(\)\)|"
-                      r"return\s+(?:null|undefined);?)$")
+_NEUTRAL = re.compile(
+    r"^(?:pass|\.\.\.|return;?|return None|return nil|return Ok\(\(\)\);?|Ok\(\(\)\)|"
+    r"return\s+(?:null|undefined);?)$"
+)
 _CLOSER = re.compile(r"^[\])};,\s]*$")
 _DOCSTRING = re.compile(r"""^[rRbBuUfF]{0,2}["']*$""")
 _PY_HEADER = re.compile(r"^(\s*)(?:async\s+)?def\s+test\w*\s*\(")
 _JS_HEADER = re.compile(r"\b(?:it|test|specify)(?:\s*\.\s*\w+)*\s*\(.*\{")
 _GO_HEADER = re.compile(r"^\s*func\s+(?:Test|Benchmark|Fuzz)\w*\s*\(.*\{")
-_FN_HEADER = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|async|public|protected|private|static|final|suspend|override)\s+)*"
-                        r"(?:fn|void|fun)\s+(?:\w+|`[^`]*`)\s*\(")
-_TEST_ATTRIBUTE = re.compile(r"#\s*\[\s*(?:\w+::)*(?:test|rstest|test_case)\b|@(?:Test|ParameterizedTest|"
-                             r"RepeatedTest|TestFactory|Theory)\b")
+_FN_HEADER = re.compile(
+    r"^\s*(?:(?:pub(?:\([^)]*\))?|async|public|protected|private|static|final|suspend|override)\s+)*"
+    r"(?:fn|void|fun)\s+(?:\w+|`[^`]*`)\s*\("
+)
+_TEST_ATTRIBUTE = re.compile(
+    r"#\s*\[\s*(?:\w+::)*(?:test|rstest|test_case)\b|@(?:Test|ParameterizedTest|"
+    r"RepeatedTest|TestFactory|Theory)\b"
+)
 
 
 def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
@@ -69,9 +80,13 @@ def _removed(file: FileDiff, hunks: Sequence[Hunk]) -> Iterator[Finding]:
     gained = _count([line for hunk in hunks for line in hunk.added], pattern)
     if lost > gained:
         first = next(line for line in removed if pattern.search(line.view.code))
-        yield finding("assertion-removed", f"{lost} assertion(s) removed and only {gained} added in this test "
-                      f"file (first removed at line {first.number} of the old file): the tests would check less.",
-                      file.path, first.number)
+        yield finding(
+            "assertion-removed",
+            f"{lost} assertion(s) removed and only {gained} added in this test "
+            f"file (first removed at line {first.number} of the old file): the tests would check less.",
+            file.path,
+            first.number,
+        )
 
 
 # ---- emptied tests ---------------------------------------------------------------------------------
@@ -118,7 +133,7 @@ def _is_brace_header(side: list[Line], index: int, language: Language) -> bool:
     if language is Language.GO:
         return bool(_GO_HEADER.match(code))
     if language in (Language.RUST, Language.JAVA) and _FN_HEADER.match(code):
-        before = side[max(0, index - 3):index]
+        before = side[max(0, index - 3) : index]
         return any(_TEST_ATTRIBUTE.search(li.view.code) for li in before)
     return False
 
@@ -128,10 +143,10 @@ def _python_function(side: list[Line], index: int, indent: int) -> _Function:
     while start < len(side) and not side[start].view.code.rstrip().endswith(":"):
         start += 1
     body: list[Line] = []
-    for line in side[start + 1:]:
+    for line in side[start + 1 :]:
         code = line.view.code
         if code.strip() and len(code) - len(code.lstrip()) <= indent and not _DOCSTRING.match(code.strip()):
-            return _Function(_key(side[index]), side[index:start + 1 + len(body)], body, True)
+            return _Function(_key(side[index]), side[index : start + 1 + len(body)], body, True)
         body.append(line)
     return _Function(_key(side[index]), side[index:], body, False)
 
@@ -148,8 +163,8 @@ def _brace_function(side: list[Line], index: int) -> _Function:
             elif char == "}":
                 depth -= 1
         if opened and depth <= 0:
-            return _Function(_key(side[index]), side[index:position + 1], side[index + 1:position], True)
-    return _Function(_key(side[index]), side[index:], side[index + 1:], False)
+            return _Function(_key(side[index]), side[index : position + 1], side[index + 1 : position], True)
+    return _Function(_key(side[index]), side[index:], side[index + 1 :], False)
 
 
 def _key(line: Line) -> str:
@@ -162,10 +177,19 @@ def _emptied(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         if not any(line.added for line in func.lines) and not any(line.removed for line in hunk.lines):
             continue
         statements = _statements(func, file.language)
-        if statements and _neutral(statements[0]) and statements[0].added and any(
-                not _neutral(s) for s in statements[1:]):
-            yield finding("test-emptied", "An early return or pass is added at the start of this test, so the "
-                          "rest of its code never runs.", file.path, statements[0].number)
+        if (
+            statements
+            and _neutral(statements[0])
+            and statements[0].added
+            and any(not _neutral(s) for s in statements[1:])
+        ):
+            yield finding(
+                "test-emptied",
+                "An early return or pass is added at the start of this test, so the "
+                "rest of its code never runs.",
+                file.path,
+                statements[0].number,
+            )
             continue
         if not func.complete or any(not _neutral(s) for s in statements):
             continue
@@ -175,8 +199,13 @@ def _emptied(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         old_statements = _statements(before, file.language)
         if any(not _neutral(s) for s in old_statements) and any(line.removed for line in before.body):
             where = statements[0].number if statements else func.lines[0].number
-            yield finding("test-emptied", "This test's body is removed or replaced by pass/return: it would pass "
-                          "without checking anything.", file.path, where)
+            yield finding(
+                "test-emptied",
+                "This test's body is removed or replaced by pass/return: it would pass "
+                "without checking anything.",
+                file.path,
+                where,
+            )
 
 
 # ---- expected values -------------------------------------------------------------------------------
@@ -228,9 +257,14 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         where = next((line for line in news if _literals(line) - before), news[0])
         was = ", ".join(sorted(gone.elements()))
         now = ", ".join(sorted(fresh.elements())) or "(none)"
-        yield finding("expected-value-changed", f"An expected value changes (was {_short(was)}, now {_short(now)}): "
-                      "check that the new value is the intended behaviour and not just what the code happens to "
-                      "return.", file.path, where.number)
+        yield finding(
+            "expected-value-changed",
+            f"An expected value changes (was {_short(was)}, now {_short(now)}): "
+            "check that the new value is the intended behaviour and not just what the code happens to "
+            "return.",
+            file.path,
+            where.number,
+        )
 
 
 def _literals(line: Line) -> Counter[str]:

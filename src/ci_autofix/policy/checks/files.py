@@ -22,40 +22,68 @@ def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
 
 def _test_files(file: FileDiff) -> Iterator[Finding]:
     if file.status == "deleted" and file.is_test:
-        yield finding("test-file-deleted", "This test file is deleted; a fix must not remove tests.", file.path)
-    if file.status == "renamed" and file.old_path and is_test_path(file.old_path) and not is_test_path(file.path):
-        yield finding("test-file-renamed-away", f"This test file is renamed from {file.old_path} to a name the "
-                      "test runners no longer collect.", file.path)
+        yield finding(
+            "test-file-deleted", "This test file is deleted; a fix must not remove tests.", file.path
+        )
+    if (
+        file.status == "renamed"
+        and file.old_path
+        and is_test_path(file.old_path)
+        and not is_test_path(file.path)
+    ):
+        yield finding(
+            "test-file-renamed-away",
+            f"This test file is renamed from {file.old_path} to a name the test runners no longer collect.",
+            file.path,
+        )
 
 
 def _protected(file: FileDiff, patterns: Sequence[str]) -> Iterator[Finding]:
     for path in dict.fromkeys(p for p in (file.old_path, file.path) if p):
         pattern = next((p for p in patterns if p.strip() and path_matches(path, p)), None)
         if pattern is not None:
-            yield finding("protected-path", f"This path is protected ({pattern}); a fix may not change it.", path)
+            yield finding(
+                "protected-path", f"This path is protected ({pattern}); a fix may not change it.", path
+            )
 
 
 def _kind(file: FileDiff) -> Iterator[Finding]:
     if is_gitlink_mode(file.old_mode) or is_gitlink_mode(file.new_mode):
-        yield finding("submodule-change", f"A submodule is {file.status}; a fix may not touch submodules.",
-                      file.path)
+        yield finding(
+            "submodule-change", f"A submodule is {file.status}; a fix may not touch submodules.", file.path
+        )
         return
     if is_symlink_mode(file.old_mode) or is_symlink_mode(file.new_mode):
-        yield finding("symlink", f"A symbolic link is {file.status}; a fix may not create or change links.",
-                      file.path)
+        yield finding(
+            "symlink", f"A symbolic link is {file.status}; a fix may not create or change links.", file.path
+        )
     elif file.binary:
-        yield finding("binary-file", f"A binary file is {file.status}; its content cannot be reviewed in a diff.",
-                      file.path)
-    if file.status not in ("added", "deleted") and file.old_mode and file.new_mode \
-            and file.old_mode != file.new_mode:
-        yield finding("mode-change", f"The file mode changes from {file.old_mode} to {file.new_mode}.", file.path)
+        yield finding(
+            "binary-file",
+            f"A binary file is {file.status}; its content cannot be reviewed in a diff.",
+            file.path,
+        )
+    if (
+        file.status not in ("added", "deleted")
+        and file.old_mode
+        and file.new_mode
+        and file.old_mode != file.new_mode
+    ):
+        yield finding(
+            "mode-change", f"The file mode changes from {file.old_mode} to {file.new_mode}.", file.path
+        )
 
 
 def _size(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
     changed = sum(len(f.added) + len(f.removed) for f in files)
     if changed > limits.max_changed_lines:
-        yield finding("too-many-changed-lines", f"The diff changes {changed} lines, more than the limit of "
-                      f"{limits.max_changed_lines} (max-changed-lines); a CI fix should be small.")
+        yield finding(
+            "too-many-changed-lines",
+            f"The diff changes {changed} lines, more than the limit of "
+            f"{limits.max_changed_lines} (max-changed-lines); a CI fix should be small.",
+        )
     if len(files) > limits.max_files:
-        yield finding("too-many-files", f"The diff changes {len(files)} files, more than the limit of "
-                      f"{limits.max_files} (max-files).")
+        yield finding(
+            "too-many-files",
+            f"The diff changes {len(files)} files, more than the limit of {limits.max_files} (max-files).",
+        )

@@ -16,13 +16,16 @@ _SKIP: dict[Language, dict[str, re.Pattern[str]]] = {
     Language.PYTHON: {
         "pytest.mark.skip/skipif/xfail": re.compile(r"\bmark\s*\.\s*(?:skip|skipif|xfail)\b"),
         "pytest.skip()/xfail()": re.compile(r"\bpytest\s*\.\s*(?:skip|xfail)\s*\("),
-        "unittest.skip": re.compile(r"(?:\bunittest\s*\.\s*|@\s*)(?:skip|skipIf|skipUnless|expectedFailure)\b"),
+        "unittest.skip": re.compile(
+            r"(?:\bunittest\s*\.\s*|@\s*)(?:skip|skipIf|skipUnless|expectedFailure)\b"
+        ),
         "self.skipTest()": re.compile(r"\.\s*skipTest\s*\("),
         "raise SkipTest": re.compile(r"\braise\s+(?:\w+\.)*SkipTest\b"),
     },
     Language.JS: {
         "it.skip/describe.skip/test.skip": re.compile(
-            r"\b(?:it|test|describe|context|suite|specify|bench)(?:\s*\.\s*\w+)*?\s*\.\s*(?:skip|skipIf|fails)\b"),
+            r"\b(?:it|test|describe|context|suite|specify|bench)(?:\s*\.\s*\w+)*?\s*\.\s*(?:skip|skipIf|fails)\b"
+        ),
         "xit/xdescribe/xtest": re.compile(r"(?<![\w.$])(?:xit|xdescribe|xtest|xcontext|xspecify)\s*\("),
     },
     Language.GO: {"t.Skip()": re.compile(r"\b\w+(?:\(\))?\s*\.\s*(?:Skip|Skipf|SkipNow)\s*\(")},
@@ -35,7 +38,8 @@ _SKIP: dict[Language, dict[str, re.Pattern[str]]] = {
 _ONLY: dict[Language, dict[str, re.Pattern[str]]] = {
     Language.JS: {
         "it.only/describe.only/test.only": re.compile(
-            r"\b(?:it|test|describe|context|suite|specify)(?:\s*\.\s*\w+)*?\s*\.\s*only\b"),
+            r"\b(?:it|test|describe|context|suite|specify)(?:\s*\.\s*\w+)*?\s*\.\s*only\b"
+        ),
         "fit/fdescribe": re.compile(r"(?<![\w.$])(?:fit|fdescribe|ftest)\s*\("),
     },
 }
@@ -59,14 +63,30 @@ def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
         if file.status == "deleted":
             continue
         for hit in new_occurrences(file, _SKIP.get(file.language, {}), code):
-            yield finding("skip-marker-added", f"A {hit.kind} marker is added: the test would stop running "
-                          "instead of passing.", file.path, hit.line.number)
+            yield finding(
+                "skip-marker-added",
+                f"A {hit.kind} marker is added: the test would stop running instead of passing.",
+                file.path,
+                hit.line.number,
+            )
         for hit in new_occurrences(file, _ONLY.get(file.language, {}), code):
-            yield finding("only-marker-added", f"A focus marker ({hit.kind}) is added: every other test in the "
-                          "suite would be skipped.", file.path, hit.line.number)
+            yield finding(
+                "only-marker-added",
+                f"A focus marker ({hit.kind}) is added: every other test in the suite would be skipped.",
+                file.path,
+                hit.line.number,
+            )
         for hit in new_occurrences(file, _SUPPRESS_IN_COMMENT, comment):
-            yield finding("suppression-added", f"A new {hit.kind} suppression hides a lint or type error rather "
-                          "than fixing it.", file.path, hit.line.number)
+            yield finding(
+                "suppression-added",
+                f"A new {hit.kind} suppression hides a lint or type error rather than fixing it.",
+                file.path,
+                hit.line.number,
+            )
         for hit in new_occurrences(file, _SUPPRESS_IN_CODE.get(file.language, {}), code):
-            yield finding("suppression-added", f"A new {hit.kind} hides a compiler or lint warning rather "
-                          "than fixing it.", file.path, hit.line.number)
+            yield finding(
+                "suppression-added",
+                f"A new {hit.kind} hides a compiler or lint warning rather than fixing it.",
+                file.path,
+                hit.line.number,
+            )

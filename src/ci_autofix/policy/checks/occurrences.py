@@ -36,8 +36,12 @@ class Occurrence:
     kind: str  # the name of the pattern that matched
 
 
-def new_occurrences(file: FileDiff, patterns: Mapping[str, re.Pattern[str]], view_of: ViewOf,
-                    hunks: Iterable[Hunk] | None = None) -> list[Occurrence]:
+def new_occurrences(
+    file: FileDiff,
+    patterns: Mapping[str, re.Pattern[str]],
+    view_of: ViewOf,
+    hunks: Iterable[Hunk] | None = None,
+) -> list[Occurrence]:
     """Added occurrences of each named pattern, when the file gains more than it loses."""
     chosen = list(file.hunks if hunks is None else hunks)
     added = [line for hunk in chosen for line in hunk.added]
