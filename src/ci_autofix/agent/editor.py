@@ -176,30 +176,44 @@ def _occurrences(text: str, needle: str) -> list[int]:
 
 
 def _nearest(text: str, old: str) -> str:
-    """The lines of `text` most like `old`, with their numbers, so the model can correct it."""
+    """The lines of `text` most like `old`, with their numbers, so the model can correct its `old_str`.
+
+    A window scores by the share of `old_str`'s lines it contains exactly (ignoring indentation)
+    and by character similarity; windows one line shorter to two lines longer than `old_str`
+    are tried, so a missed or an extra line still finds its place.
+    """
     lines = text.splitlines()
-    want = old.strip("\n").splitlines() or [old]
-    size = len(want)
     if not lines:
         return " The file is empty."
-    best, best_at = 0.0, 0
+    want = old.strip("\n").splitlines() or [old]
+    wanted = {line.strip() for line in want if line.strip()}
     target = "\n".join(want)
-    for start in range(0, max(len(lines) - size + 1, 1)):
-        window = "\n".join(lines[start : start + size])
-        matcher = difflib.SequenceMatcher(None, window, target, autojunk=False)
-        if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
-            continue
-        ratio = matcher.ratio()
-        if ratio > best:
-            best, best_at = ratio, start
+    size = len(want)
+    anchors = [i for i, line in enumerate(lines) if line.strip() in wanted]
+    starts: set[int] = set(range(len(lines))) if len(lines) <= 2000 else set()
+    for anchor in anchors:
+        starts.update(range(max(anchor - size - 1, 0), anchor + 1))
+    best, best_at, best_size = 0.0, 0, size
+    for start in sorted(starts):
+        for length in range(max(size - 1, 1), size + 3):
+            window = lines[start : start + length]
+            if len(window) < length and length > size:
+                break
+            present = {line.strip() for line in window}
+            exact = len(wanted & present) / len(wanted) if wanted else 0.0
+            matcher = difflib.SequenceMatcher(None, "\n".join(window), target, autojunk=False)
+            if (exact + matcher.quick_ratio()) / 2 <= best:
+                continue
+            score = (exact + matcher.ratio()) / 2
+            if score > best:
+                best, best_at, best_size = score, start, length
     if best < 0.5:
         return " No similar text either: view the file to see its current content."
-    shown = "\n".join(f"{n + 1}: {lines[n]}" for n in range(best_at, min(best_at + size, len(lines))))
-    hint = ""
-    window = "\n".join(lines[best_at : best_at + size])
-    if window.split() == target.split():
-        hint = " (it differs only in whitespace or indentation)"
-    return f" The most similar text ({best:.0%} alike){hint} is at line {best_at + 1}:\n{shown}"
+    end = min(best_at + best_size, len(lines))
+    shown = "\n".join(f"{n + 1}: {lines[n]}" for n in range(best_at, end))
+    window_text = "\n".join(lines[best_at:end])
+    hint = " (it differs only in whitespace or indentation)" if window_text.split() == target.split() else ""
+    return f" The most similar text{hint} is at lines {best_at + 1}-{end}:\n{shown}"
 
 
 def _snippet(text: str, first: int, count: int, context: int = 3) -> str:

@@ -1,0 +1,21 @@
+"""Fixtures for the agent tests: the Messages API fake, and a small broken repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agent_samples import make_broken_repo
+from fakes.messages_fixtures import llm, messages_api  # noqa: F401 - fixtures
+
+from ci_autofix.sandbox import Sandbox
+
+
+@pytest.fixture
+def broken_repo(tmp_path: Path) -> Path:
+    return make_broken_repo(tmp_path)
+
+
+@pytest.fixture
+def sandbox(broken_repo: Path) -> Sandbox:
+    return Sandbox(broken_repo, timeout=60)
