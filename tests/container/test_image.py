@@ -1,0 +1,235 @@
+"""The built image, run exactly like the runner runs it (see container_harness), against the GitHub
+emulator and the Messages fake on 127.0.0.1. Skipped unless CI_AUTOFIX_IMAGE names an image."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from container_harness import ContainerRun, make_runner_checkout, run_like_runner
+from emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from fakes.messages import FakeMessagesAPI
+
+REPO = "acme/widgets"
+AUTHOR = ("alice", "alice@example.com")
+UNFORMATTED = 'def greet( name ):\n    return "hello, "+name\n\n\n\n\nPI=3.14\n'
+
+
+def _git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def _emulator_env(emu: GitHubEmulator) -> dict[str, str]:
+    return {"GITHUB_API_URL": emu.api_url, "GITHUB_SERVER_URL": emu.server_url, "GITHUB_REPOSITORY": REPO}
+
+
+def _minimal_run_event(conclusion: str) -> dict[str, Any]:
+    repo = {"id": 7, "full_name": REPO, "default_branch": "main"}
+    run = {
+        "id": 4242,
+        "name": "CI",
+        "head_branch": "main",
+        "head_sha": "1" * 40,
+        "path": ".github/workflows/ci.yml",
+        "run_attempt": 1,
+        "event": "push",
+        "status": "completed",
+        "conclusion": conclusion,
+        "pull_requests": [],
+        "head_repository": repo,
+        "repository": repo,
+    }
+    return {"action": "completed", "workflow_run": run, "repository": repo}
+
+
+def _empty_workspace(tmp_path: Path) -> Path:
+    source = tmp_path / "source"
+    source.mkdir()
+    _git(source, "init", "-q", "-b", "main")
+    (source / "README.md").write_text("widgets\n")
+    _git(source, "add", ".")
+    _git(source, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "init")
+    return make_runner_checkout(source, tmp_path / "workspace", _git(source, "rev-parse", "HEAD"))
+
+
+# ---- paths that exist without a flow: guards and input validation ---------------------------------
+
+
+def test_a_successful_run_halts_not_a_failure_before_any_api_call(
+    image: str, tmp_path: Path, github_emulator: GitHubEmulator
+) -> None:
+    result = run_like_runner(
+        image,
+        _empty_workspace(tmp_path),
+        event_name="workflow_run",
+        event=_minimal_run_event("success"),
+        inputs={"github-token": github_emulator.token, "fail-on-halt": ""},
+        env=_emulator_env(github_emulator),
+    )
+
+    assert result.exit_code == 0, result.explain()
+    assert result.outputs["status"] == "halted", result.explain()
+    assert result.outputs["reason"] == "not-a-failure", result.explain()
+    assert "success" in result.stdout + result.stderr, result.explain()
+    assert github_emulator.api_requests() == []
+    assert github_emulator.token not in result.stdout + result.stderr + result.summary
+
+
+def test_fail_on_halt_makes_the_halt_fail_the_step(image: str, tmp_path: Path) -> None:
+    result = run_like_runner(
+        image,
+        _empty_workspace(tmp_path),
+        event_name="workflow_run",
+        event=_minimal_run_event("cancelled"),
+        inputs={"fail-on-halt": "true"},
+    )
+
+    assert result.exit_code != 0, result.explain()
+    assert result.outputs["reason"] == "not-a-failure", result.explain()
+
+
+@pytest.mark.parametrize(("name", "value"), [("mode", "sometimes"), ("max-attempts", "lots")])
+def test_an_invalid_input_fails_naming_the_input_as_written(
+    image: str, tmp_path: Path, name: str, value: str
+) -> None:
+    # hyphenated names reach the entrypoint only because it is exec-form (dash drops them)
+    result = run_like_runner(
+        image,
+        _empty_workspace(tmp_path),
+        event_name="workflow_run",
+        event=_minimal_run_event("failure"),
+        inputs={name: value},
+    )
+
+    assert result.exit_code != 0, result.explain()
+    assert f"`{name}`" in result.stdout + result.stderr, result.explain()
+    assert result.outputs.get("status") == "error", result.explain()
+
+
+# ---- a complete run of a flow -----------------------------------------------------------------------
+
+
+def _runner_log(command: str, output: str) -> bytes:
+    stamp = "2026-11-30T03:00:0{}.1234567Z "
+    lines = [
+        stamp.format(0) + "##[group]Run actions/checkout@v4",
+        stamp.format(0) + "##[endgroup]",
+        stamp.format(1) + f"##[group]Run {command}",
+        stamp.format(1) + command,
+        stamp.format(1) + "shell: /usr/bin/bash -e {0}",
+        stamp.format(1) + "##[endgroup]",
+        *(stamp.format(2) + line for line in output.splitlines()),
+        stamp.format(3) + "##[error]Process completed with exit code 1.",
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run, str]:
+    """A repository whose CI failed on `ruff format --check .`, with the real tool's output as log."""
+    source = tmp_path / "source"
+    source.mkdir()
+    _git(source, "init", "-q", "-b", "main")
+    (source / "pyproject.toml").write_text(
+        '[project]\nname = "widgets"\nversion = "0.1.0"\n\n[tool.ruff]\nline-length = 100\n'
+    )
+    (source / "widgets.py").write_text(UNFORMATTED)
+    (source / ".github" / "workflows").mkdir(parents=True)
+    (source / ".github" / "workflows" / "ci.yml").write_text(
+        "on: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n"
+        "      - run: pip install ruff==0.17.6\n      - run: ruff format --check .\n"
+    )
+    _git(source, "add", ".")
+    _git(
+        source, "-c", f"user.name={AUTHOR[0]}", "-c", f"user.email={AUTHOR[1]}", "commit", "-qm", "Add greet"
+    )
+    sha = _git(source, "rev-parse", "HEAD")
+    check = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "."],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 1, check.stdout + check.stderr
+    emu.create_repo(REPO, source=source)
+    emu.add_user(AUTHOR[0], "write", email=AUTHOR[1])
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "main",
+        sha,
+        "failure",
+        actor=AUTHOR[0],
+        jobs=[
+            JobSpec(
+                "lint",
+                "failure",
+                [
+                    StepSpec("Set up job"),
+                    StepSpec("Run actions/checkout@v4"),
+                    StepSpec("Run ruff format --check .", "failure"),
+                ],
+                log=_runner_log("ruff format --check .", check.stdout + check.stderr),
+            )
+        ],
+    )
+    return source, run, sha
+
+
+def _expected_format_diff(source: Path, tmp_path: Path) -> str:
+    copy = tmp_path / "expected"
+    subprocess.run(["git", "clone", "-q", str(source), str(copy)], check=True)
+    subprocess.run([sys.executable, "-m", "ruff", "format", "."], cwd=copy, check=True, capture_output=True)
+    return _git(copy, "diff")
+
+
+def _check_propose(emu: GitHubEmulator, result: ContainerRun, run: Run, sha: str, expected_diff: str) -> None:
+    assert result.exit_code == 0, result.explain()
+    out = result.outputs
+    assert out["status"] == "proposed", result.explain()
+    assert out["fix-branch"] == f"ci-autofix/main/{run.id}", result.explain()
+    assert emu.branch_sha(REPO, out["fix-branch"]) == out["fix-sha"]
+    bare = emu.bare_path(REPO)
+    assert _git(bare, "rev-parse", f"{out['fix-sha']}^") == sha
+    assert _git(bare, "diff", sha, out["fix-sha"]) == expected_diff
+    assert emu.branch_sha(REPO, "main") == sha  # the failing branch is untouched
+    pulls = emu.pulls(REPO)
+    assert len(pulls) == 1
+    assert out["pull-request"] == str(pulls[0].number), result.explain()
+    users, _teams = emu.review_requests(REPO, pulls[0].number)
+    assert AUTHOR[0] in users
+    assert "ci-autofix" in emu.labels(REPO, pulls[0].number)
+    assert "ruff format" in result.summary, result.explain()
+    assert "widgets.py" in result.summary, result.explain()
+    assert emu.token not in result.stdout + result.stderr + result.summary
+
+
+CHECKS: dict[str, Callable[[GitHubEmulator, ContainerRun, Run, str, str], None]] = {"propose": _check_propose}
+
+
+@pytest.mark.parametrize("mode", ["propose"])  # the apply flow joins here with its own scenario
+def test_a_complete_run_in_the_image(
+    image: str, tmp_path: Path, github_emulator: GitHubEmulator, mode: str
+) -> None:
+    emu = github_emulator
+    source, run, sha = _seed_format_failure(emu, tmp_path)
+    expected_diff = _expected_format_diff(source, tmp_path)
+    workspace = make_runner_checkout(source, tmp_path / "workspace", sha)
+    with FakeMessagesAPI().start() as messages:
+        result = run_like_runner(
+            image,
+            workspace,
+            event_name="workflow_run",
+            event=emu.workflow_run_event(run),
+            inputs={"github-token": emu.token, "anthropic-api-key": "sk-ant-test-key", "mode": mode},
+            env={**_emulator_env(emu), "GITHUB_RUN_ID": "555", "ANTHROPIC_BASE_URL": messages.url},
+        )
+        # the deterministic fixer suffices: the model is never asked
+        assert messages.message_requests() == [], result.explain()
+    CHECKS[mode](emu, result, run, sha, expected_diff)
+    assert "sk-ant-test-key" not in result.stdout + result.stderr + result.summary
