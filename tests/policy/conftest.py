@@ -100,3 +100,16 @@ def change(diff_of: Callable[[Files, Files], str]) -> ChangeFn:
         return check_diff(diff_of(before, after), **options)  # type: ignore[arg-type]
 
     return verdict
+
+
+@dataclass(frozen=True)
+class Kinds:
+    symlink: type[Symlink] = Symlink
+    executable: type[Executable] = Executable
+    gitlink: type[Gitlink] = Gitlink
+
+
+@pytest.fixture
+def kinds() -> Kinds:
+    """File contents other than text: a symlink, an executable, a submodule commit."""
+    return Kinds()

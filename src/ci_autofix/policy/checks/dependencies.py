@@ -81,7 +81,7 @@ def _pin_change(file: FileDiff, name: str) -> Line | None:
     changed = [*file.added, *file.removed]
     changed.sort(key=lambda li: li.number)
     for line in changed:
-        text = line.view.bare if line.view.bare or not line.text else line.text
+        text = line.view.bare
         if not text.strip():
             continue
         if _REQUIREMENTS_NAME.match(name) and not text.lstrip().startswith("-"):

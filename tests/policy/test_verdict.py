@@ -1,0 +1,62 @@
+"""The verdict's statuses and renderings, and the rule table."""
+
+from __future__ import annotations
+
+import json
+
+from ci_autofix.policy import RULES, Finding, Verdict, rules_markdown
+from ci_autofix.policy.table import finding
+
+
+def test_statuses() -> None:
+    flag = finding("lockfile-changed", "m", "uv.lock")
+    block = finding("binary-file", "m", "a.png")
+    assert (Verdict().status, Verdict([flag]).status, Verdict([flag, block]).status) == (
+        "clean",
+        "flagged",
+        "blocked",
+    )
+    assert Verdict([flag, block]).blocked and Verdict([flag]).flagged and not Verdict([flag]).blocked
+
+
+def test_json_round_trip() -> None:
+    verdict = Verdict([finding("assertion-removed", "gone", "tests/t.py", 3)])
+    data = json.loads(verdict.to_json())
+    assert data == {
+        "status": "blocked",
+        "codes": ["assertion-removed"],
+        "findings": [
+            {
+                "code": "assertion-removed",
+                "severity": "block",
+                "message": "gone",
+                "path": "tests/t.py",
+                "line": 3,
+            }
+        ],
+    }
+
+
+def test_markdown_escapes_untrusted_paths_and_messages() -> None:
+    nasty = Finding("symlink", "block", "see <img src=x> | [link](http://evil)", "a|b`c.py\n## Heading", 1)
+    text = Verdict([nasty]).to_markdown()
+    table_rows = [line for line in text.splitlines() if line.startswith("| ⛔")]
+    assert len(table_rows) == 1
+    row = table_rows[0]
+    assert "<" not in row.replace("\\<", "")
+    assert "\\[link\\]" in row
+    assert row.count(" | ") == 4  # the cell pipes are escaped: still four columns
+
+
+def test_markdown_caps_rows() -> None:
+    verdict = Verdict([finding("suppression-added", "m", "a.py", i) for i in range(1, 80)])
+    text = verdict.to_markdown()
+    assert "… and 29 more" in text
+    assert text.count("suppression-added") == 50
+
+
+def test_every_rule_has_a_kebab_case_code_and_a_severity() -> None:
+    assert len({r.code for r in RULES}) == len(RULES)
+    for rule in RULES:
+        assert rule.code == rule.code.lower() and " " not in rule.code and rule.severity in ("block", "flag")
+        assert f"`{rule.code}`" in rules_markdown()
