@@ -97,7 +97,7 @@ class Toolbox:
                 shutil.rmtree(target, ignore_errors=True)
                 return Unavailable(
                     requirement.exact,
-                    f"installing {spec} failed ({result.describe()}): {redact(result.tail(5))}",
+                    f"installing {spec} failed ({result.describe()}): {_last_words(result)}",
                 )
         if not executable.is_file():
             shutil.rmtree(target, ignore_errors=True)
@@ -121,7 +121,7 @@ class Toolbox:
             return Unavailable(
                 None,
                 f"`{executable.name} {' '.join(fixer.version_args)}` failed "
-                f"({result.describe()}): {redact(result.tail(3))}",
+                f"({result.describe()}): {_last_words(result)}",
             )
         return Tool(executable, match.group(1), installed)
 
@@ -135,3 +135,9 @@ def _pip_env() -> dict[str, str]:
     env["PIP_NO_INPUT"] = "1"
     env.pop("PYTHONPATH", None)
     return env
+
+
+def _last_words(result: shell.Completed, lines: int = 3, width: int = 300) -> str:
+    """The end of a command's output, each line cut short (pip lists every version it saw on one line)."""
+    tail = [line if len(line) <= width else line[:width] + " ..." for line in result.tail(lines).splitlines()]
+    return redact(" | ".join(line.strip() for line in tail if line.strip()))

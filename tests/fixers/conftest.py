@@ -1,0 +1,24 @@
+"""Fixtures for the fixer tests: a fresh git repository, and one tools directory per session."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fixer_projects import Project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Project]:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    yield Project(root)
+
+
+@pytest.fixture(scope="session")
+def tools_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Installed pinned tools, shared by the whole session so each version is installed once."""
+    return tmp_path_factory.mktemp("tools")

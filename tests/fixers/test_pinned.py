@@ -1,0 +1,90 @@
+"""Pinned versions are installed from the package index and used; each install happens once a session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixer_projects import BIN, Project, own_version
+
+from ci_autofix.fixers import plan_fixers, run_fixers
+from ci_autofix.sandbox import Sandbox
+
+OLD_RUFF = "0.8.6"
+# ruff 0.9 (the 2025 style) joins implicitly concatenated strings that fit on one line; 0.8 keeps them.
+SOURCE = 'GREETING = "hello, " "world"\n\n\ndef f(a,):\n    return a\n'
+FIXED_BY_OLD = 'GREETING = "hello, " "world"\n\n\ndef f(\n    a,\n):\n    return a\n'
+FIXED_BY_NEW = 'GREETING = "hello, world"\n\n\ndef f(\n    a,\n):\n    return a\n'
+
+
+def _broken_project(project: Project, requirements: str) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.ruff]\n')
+    project.write("requirements-dev.txt", requirements)
+    project.write("demo.py", SOURCE)
+    project.commit()
+
+
+@pytest.mark.slow
+def test_the_pinned_ruff_is_installed_once_and_makes_its_own_diff(
+    project: Project, tmp_path: Path, tools_dir: Path
+) -> None:
+    _broken_project(project, f"ruff=={OLD_RUFF}\n")
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=300)
+    assert run.skipped_reason is None, run.skipped_reason
+    assert (run.version, run.pin_source) == (OLD_RUFF, "requirements-dev.txt")
+    assert run.argv[:2] == [str(tools_dir / f"ruff-{OLD_RUFF}" / "bin" / "ruff"), "format"]
+    assert project.read("demo.py") == FIXED_BY_OLD
+
+    # the image's ruff would have made another diff: the reason to honour the pin
+    assert own_version("ruff") != OLD_RUFF
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "demo.py").write_text(SOURCE)
+    import subprocess
+
+    subprocess.run(
+        [str(BIN / "ruff"), "format", "--no-cache", "demo.py"], cwd=other, check=True, capture_output=True
+    )
+    assert (other / "demo.py").read_text() == FIXED_BY_NEW
+
+    # a second repository pinning the same version reuses the installation
+    ready = tools_dir / f"ruff-{OLD_RUFF}" / ".ci-autofix-ready"
+    stamp = ready.stat().st_mtime_ns, ready.stat().st_ino
+    second = Project(tmp_path / "second")
+    second.root.mkdir()
+    second.git("init", "-q")
+    _broken_project(second, f"ruff == {OLD_RUFF}  # keep in step with pre-commit\n")
+    [again] = run_fixers(Sandbox(second.root), plan, tools_dir=tools_dir, timeout=300)
+    assert (again.version, again.argv[0], again.changed_files) == (OLD_RUFF, run.argv[0], ["demo.py"])
+    assert (ready.stat().st_mtime_ns, ready.stat().st_ino) == stamp
+
+
+@pytest.mark.slow
+def test_a_pin_that_cannot_be_installed_skips_the_fixer_with_the_reason(
+    project: Project, tools_dir: Path
+) -> None:
+    _broken_project(project, "ruff==0.0.0.1\n")
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=300)
+    assert (run.name, run.version, run.argv, run.exit_code, run.changed_files) == (
+        "ruff-format",
+        "0.0.0.1",
+        [],
+        None,
+        [],
+    )
+    assert run.skipped_reason is not None
+    assert run.skipped_reason.startswith("installing ruff==0.0.0.1 failed (exit code 1)")
+    assert "ruff==0.0.0.1" in run.skipped_reason.split(":", 1)[1]  # pip's own words follow
+    assert not (tools_dir / "ruff-0.0.0.1").exists()
+    assert project.read("demo.py") == SOURCE
+
+
+def test_a_range_the_image_satisfies_uses_the_image(project: Project, tools_dir: Path) -> None:
+    major, minor = own_version("ruff").split(".")[:2]
+    _broken_project(project, f"ruff>={major}.{minor},<{int(major) + 1}\n")
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=60)
+    assert (run.argv[0], run.version) == (str(BIN / "ruff"), own_version("ruff"))
+    assert project.read("demo.py") == FIXED_BY_NEW

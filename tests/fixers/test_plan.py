@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import pytest
+from fixer_projects import Project
+
+from ci_autofix.errors import UserError
+from ci_autofix.fixers import FIXER_NAMES, parse_requested, plan_fixers
+from ci_autofix.triage.model import Category, Diagnosis, Failure
+
+UNFORMATTED = 'x = {  "a":1 }\n'
+UNSORTED = "import sys\nimport os\n\nprint(os, sys)\n"
+
+
+def _names(plan: list) -> list[str]:  # type: ignore[type-arg]
+    return [spec.name for spec in plan]
+
+
+def test_ruff_format_check_failure_plans_ruff_format(project: Project) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.ruff]\nline-length = 100\n')
+    project.write("src/demo/core.py", UNFORMATTED)
+    diagnosis = project.diagnose("ruff format --check .")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    assert (spec.name, spec.args, spec.scope, spec.requirement) == ("ruff-format", (".",), (".",), None)
+    assert "pyproject.toml [tool.ruff]" in spec.reason
+
+
+def test_not_planned_when_the_repository_does_not_configure_the_tool(project: Project) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n')
+    project.write("src/demo/core.py", UNFORMATTED)
+    diagnosis = project.diagnose("ruff format --check .")
+    assert diagnosis.failures  # the log does show ruff format failing
+    assert plan_fixers(project.root, diagnosis, ["auto"]) == []
+    # asked for by name, it runs all the same
+    assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"])) == ["ruff-format"]
+
+
+def test_not_planned_for_a_test_failure(project: Project) -> None:
+    project.write("ruff.toml", "line-length = 100\n")
+    project.write("test_demo.py", "def test_sum():\n    assert 1 + 1 == 3\n")
+    diagnosis = project.diagnose("ruff check .\nruff format --check .\npython -m pytest -q")
+    assert {f.tool for f in diagnosis.failures} == {"pytest"}
+    assert plan_fixers(project.root, diagnosis, ["auto"]) == []
+
+
+def test_black_keeps_the_options_and_paths_of_the_failing_command(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.black]\ntarget-version = ['py311']\n")
+    project.write("src/app.py", "def f(a,b):\n    return a+b\n")
+    project.write("scripts/tool.py", "x=1\n")
+    diagnosis = project.diagnose("black --check --diff -l 100 src")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    assert (spec.name, spec.args, spec.scope) == ("black", ("-l", "100", "src"), ("src",))
+
+
+def test_isort_from_isort_cfg(project: Project) -> None:
+    project.write(".isort.cfg", "[settings]\nprofile = black\n")
+    project.write("pkg/mod.py", UNSORTED)
+    diagnosis = project.diagnose("isort --check-only --diff pkg")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    assert (spec.name, spec.args, spec.scope) == ("isort", ("pkg",), ("pkg",))
+
+
+def test_ruff_check_failure_with_a_pinned_ruff(project: Project) -> None:
+    project.write("requirements-dev.txt", "pytest\nruff==0.8.6\n")
+    project.write("ruff.toml", '[lint]\nselect = ["F"]\n')
+    project.write("app.py", UNSORTED.replace("print(os, sys)", "print(sys)"))
+    diagnosis = project.diagnose("ruff check --output-format=github .")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    assert (spec.name, spec.args, spec.scope) == ("ruff-check", (".",), (".",))
+    assert spec.requirement is not None and spec.requirement.exact == "0.8.6"
+    assert spec.pin_source == "requirements-dev.txt"
+
+
+def test_paths_outside_the_repository_fall_back_to_the_repository(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.black]\n")
+    project.write("app.py", "x=1\n")
+    diagnosis = Diagnosis(
+        [Failure("black", "format", "would reformat", file="app.py")],
+        ["black --check ../elsewhere /home/runner/work/demo/demo $GITHUB_WORKSPACE"],
+        Category.FORMAT,
+        "",
+        0,
+        6000,
+    )
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    assert (spec.args, spec.scope) == ((".",), (".",))
+
+
+def test_pre_commit_failure_plans_the_failed_hooks_with_their_pins(project: Project) -> None:
+    project.write(
+        ".pre-commit-config.yaml",
+        """\
+repos:
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.8.6
+    hooks:
+      - id: ruff
+        args: [--fix]
+      - id: ruff-format
+  - repo: https://github.com/pycqa/isort
+    rev: 5.13.2
+    hooks:
+      - id: isort
+        args: ["--profile", "black"]
+""",
+    )
+    project.write("requirements-dev.txt", "ruff==0.9.0\n")
+    excerpt = (
+        "ruff.....................................................................Passed\n"
+        "ruff-format..............................................................Failed\n"
+        "- hook id: ruff-format\n- files were modified by this hook\n\n1 file reformatted\n"
+        "isort (python)...........................................................Failed\n"
+        "- hook id: isort\n- files were modified by this hook\n"
+    )
+    diagnosis = Diagnosis(
+        [Failure("generic", "error", "Process completed with exit code 1.")],
+        ["pre-commit run --all-files --show-diff-on-failure"],
+        Category.UNKNOWN,
+        excerpt,
+        0,
+        6000,
+    )
+    plan = plan_fixers(project.root, diagnosis, ["auto"])
+    assert [(s.name, s.args, s.requirement.spec if s.requirement else None) for s in plan] == [
+        ("isort", ("--profile", "black", "."), "==5.13.2"),
+        ("ruff-format", (".",), "==0.8.6"),  # pre-commit's rev, not requirements-dev.txt: pre-commit failed
+    ]
+    assert plan[1].reason.startswith("the pre-commit hook `ruff-format` failed")
+
+
+def test_generic_failure_falls_back_to_the_commands(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.ruff]\n")
+    diagnosis = Diagnosis([], ["ruff check src && ruff format --check src"], Category.UNKNOWN, "", 0, 6000)
+    project.write("src/a.py", "")
+    assert _names(plan_fixers(project.root, diagnosis, ["auto"])) == ["ruff-check", "ruff-format"]
+
+
+def test_requested_names_run_in_the_fixed_order() -> None:
+    assert parse_requested(["black", "isort", "ruff-format", "ruff-check"]) == [
+        "isort",
+        "ruff-check",
+        "black",
+        "ruff-format",
+    ]
+    assert parse_requested(["auto"]) is None
+    assert parse_requested([]) is None
+    assert parse_requested(["none"]) == []
+    assert parse_requested([" Black "]) == ["black"]
+
+
+@pytest.mark.parametrize("requested", [["prettier"], ["none", "black"], ["auto", "black"]])
+def test_unknown_fixer_names_the_input_and_the_accepted_values(requested: list[str]) -> None:
+    with pytest.raises(UserError) as caught:
+        parse_requested(requested)
+    assert "`fixers`" in caught.value.cause
+    assert all(name in caught.value.remedy for name in ("auto", "none", *FIXER_NAMES))

@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from fixer_projects import BIN, Project, own_version
+
+from ci_autofix.fixers import FixerSpec, plan_fixers, run_fixers
+from ci_autofix.sandbox import Sandbox
+
+PYPROJECT = '[project]\nname = "demo"\n\n[tool.ruff]\nline-length = 100\n\n[tool.black]\n\n[tool.isort]\nprofile = "black"\n'
+MESSY = 'import sys\nimport os\ndef main(argv = None):\n    return {  "os":os, "sys" :sys, "argv": argv }\n'
+TIDY = 'import os\nimport sys\n\n\ndef main(argv=None):\n    return {"os": os, "sys": sys, "argv": argv}\n'
+
+
+def _spec(name: str, package: str, args: tuple[str, ...], scope: tuple[str, ...]) -> FixerSpec:
+    return FixerSpec(name, package, args, scope, None, None, "test")
+
+
+def test_ruff_format_fixes_exactly_what_the_check_reported(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    project.write("src/demo/core.py", 'def f(a,):\n    return {  "a":a }\n')
+    project.write("src/demo/ok.py", "X = 1\n")
+    project.commit()
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+
+    assert (run.name, run.version, run.exit_code, run.skipped_reason) == (
+        "ruff-format",
+        own_version("ruff"),
+        0,
+        None,
+    )
+    assert run.argv == [str(BIN / "ruff"), "format", "--no-cache", "."]
+    assert run.changed_files == ["src/demo/core.py"]
+    assert [line for line in project.diff().splitlines() if not line.startswith("index ")] == [
+        "diff --git a/src/demo/core.py b/src/demo/core.py",
+        "--- a/src/demo/core.py",
+        "+++ b/src/demo/core.py",
+        "@@ -1,2 +1,4 @@",
+        "-def f(a,):",
+        '-    return {  "a":a }',
+        "+def f(",
+        "+    a,",
+        "+):",
+        '+    return {"a": a}',
+    ]
+    assert project.git("status", "--porcelain") == " M src/demo/core.py\n"  # no cache or stray file left
+    assert not (tmp_path / "tools").exists() or not any((tmp_path / "tools").iterdir())  # nothing installed
+
+
+def test_isort_then_black_whatever_order_they_were_asked_in(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    project.write("app/main.py", MESSY)
+    project.commit()
+    diagnosis = project.diagnose("isort --check-only --diff .")
+    plan = plan_fixers(project.root, diagnosis, ["black", "isort"])
+    runs = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert [(r.name, r.changed_files) for r in runs] == [
+        ("isort", ["app/main.py"]),
+        ("black", ["app/main.py"]),
+    ]
+    assert project.read("app/main.py") == TIDY
+    for argv in (["isort", "--check-only", "."], ["black", "--check", "."]):  # both checks pass now
+        assert (
+            subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=project.root, capture_output=True).returncode
+            == 0
+        )
+
+
+def test_ruff_check_fix_removes_what_it_can(project: Project, tmp_path: Path) -> None:
+    project.write("ruff.toml", '[lint]\nselect = ["F", "I"]\n')
+    project.write("tool.py", "import sys\nimport os\n\nprint(sys.argv)\n")
+    project.commit()
+    plan = plan_fixers(project.root, project.diagnose("ruff check --output-format=concise ."), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert run.argv[1:] == ["check", "--fix", "--no-cache", "."]
+    assert run.changed_files == ["tool.py"]
+    assert project.read("tool.py") == "import sys\n\nprint(sys.argv)\n"
+
+
+def test_nothing_to_fix_is_no_change(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    project.write("app.py", TIDY)
+    project.commit()
+    plan = plan_fixers(
+        project.root, project.diagnose("python -c 'raise SystemExit(3)'"), ["ruff-format", "black"]
+    )
+    runs = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert [(r.name, r.exit_code, r.changed_files) for r in runs] == [
+        ("black", 0, []),
+        ("ruff-format", 0, []),
+    ]
+    assert project.diff() == ""
+
+
+def test_the_command_paths_limit_the_fix(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    project.write("src/a.py", "x=1\n")
+    project.write("other/b.py", "y=2\n")
+    project.commit()
+    plan = plan_fixers(project.root, project.diagnose("black --check src"), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert (run.argv[1:], run.changed_files, run.restored) == (["src"], ["src/a.py"], [])
+    assert project.read("other/b.py") == "y=2\n"
+
+
+def test_changes_outside_the_scope_are_undone_and_recorded(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    project.write("src/a.py", "x=1\n")
+    project.write("other/b.py", "y=2\n")
+    project.write("other/new_untracked.py", "z=3\n")
+    project.commit()
+    project.write("other/new_untracked.py", "z   =   3\n")  # dirty before the fixer runs: kept as it was
+    project.write("notes.txt", "uncommitted notes\n")
+    spec = _spec("black", "black", (".",), ("src",))  # a fixer that reaches further than its scope
+    [run] = run_fixers(Sandbox(project.root), [spec], tools_dir=tmp_path / "tools", timeout=60)
+    assert run.changed_files == ["src/a.py"]
+    assert run.restored == ["other/b.py", "other/new_untracked.py"]
+    assert project.read("other/b.py") == "y=2\n"
+    assert project.read("other/new_untracked.py") == "z   =   3\n"
+    assert project.read("src/a.py") == "x = 1\n"
+    assert project.read("notes.txt") == "uncommitted notes\n"
+
+
+def test_protected_paths_are_never_changed(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    project.write(".github/workflows/render.py", "steps=[ 'lint','test' ]\n")
+    project.write("ci/conf.py", "a=1\n")
+    project.write("app.py", "b=2\n")
+    project.commit()
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check"), ["auto"])
+    sandbox = Sandbox(project.root, protected=("ci/**",))
+    [run] = run_fixers(sandbox, plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert run.changed_files == ["app.py"]
+    assert run.restored == [".github/workflows/render.py", "ci/conf.py"]
+    assert project.git("status", "--porcelain") == " M app.py\n"
+
+
+def test_output_tail_is_redacted(project: Project, tmp_path: Path) -> None:
+    secret = "ghp_" + "a1B2" * 9
+    project.write("pyproject.toml", PYPROJECT)
+    project.write(f"{secret}.py", "x = (\n")  # a syntax error: the formatter names the file in its output
+    project.commit()
+    [run] = run_fixers(
+        Sandbox(project.root),
+        [_spec("ruff-format", "ruff", (".",), (".",))],
+        tools_dir=tmp_path / "tools",
+        timeout=60,
+    )
+    assert run.exit_code == 2
+    assert "[REDACTED]" in run.output_tail
+    assert secret not in run.output_tail
