@@ -166,7 +166,18 @@ class OpenApi:
         responses = op.spec.get("responses", {})
         key = str(status) if str(status) in responses else "default" if "default" in responses else None
         if key is None:
-            return [Violation("response-status", op.method, path, f"status {status} is not documented")]
+            if status < 400:
+                return [Violation("response-status", op.method, path, f"status {status} is not documented")]
+            # GitHub answers errors the description does not list for every operation (404, 410,
+            # 422, 429, 5xx): they must still be GitHub's error shape.
+            if not isinstance(body, dict) or "message" not in body:
+                return [
+                    Violation("response-body", op.method, path, f"{status}: an error body needs `message`")
+                ]
+            errors = [
+                _describe(e) for e in self._validator("#/components/schemas/basic-error").iter_errors(body)
+            ]
+            return [Violation("response-body", op.method, path, f"{status}: {e}") for e in errors[:5]]
         response = self._resolve(responses[key])
         content = response.get("content", {})
         if "application/json" not in content or body is None:

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 
 @dataclass
@@ -55,7 +55,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         request = Request(
             method=self.command,
-            path=parts.path,
+            path=unquote(parts.path),
             query=parts.query,
             headers={k.lower(): v for k, v in self.headers.items()},
             body=self._read_body(),

@@ -210,6 +210,7 @@ class Shapes:
             html_url=f"{self.web}/orgs/{org}/teams/{slug}",
             members_url=f"{self.api}/orgs/{org}/teams/{slug}/members{{/member}}",
             repositories_url=f"{self.api}/orgs/{org}/teams/{slug}/repos",
+            type="organization",
             parent=None,
         )
         return team  # type: ignore[no-any-return]
