@@ -1,0 +1,242 @@
+"""The apply flow: the approval gate's second half, run by `workflow_dispatch` after approval.
+
+number ─► suggestion PR + record ─► provenance ─► already applied? ─► open, actors, policy, CI
+       ─► side branch ─► fetch into a temporary bare repository ─► fix commit and parent
+       ─► git push --force-with-lease=refs/heads/<branch>:<recorded head> <fix>:refs/heads/<branch>
+       ─► comment and close the suggestion, delete its branch, CI on the branch, outputs, summary
+
+Nothing reaches the failing branch unless every check passed, and the push itself is leased on
+the commit the suggestion was made for: if the branch moved, nobody's work is overwritten.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix import apply_checks as checks
+from ci_autofix.ci_trigger import trigger_ci
+from ci_autofix.clients import Clients
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.event import read_payload
+from ci_autofix.git import Git, GitError, auth_env, remote_url
+from ci_autofix.github import GitHub, PullInfo
+from ci_autofix.marker import Suggestion
+from ci_autofix.outcome import Outcome
+from ci_autofix.runner import Runner
+from ci_autofix.settings import Settings
+
+FETCHED_REF = "refs/ci-autofix/fix"
+COMMENT_HEADER = "**ci-autofix apply**"
+
+
+@dataclass
+class _Seen:
+    """What the flow learned before it halted: where to comment, what to report."""
+
+    gh: GitHub | None = None
+    pull: PullInfo | None = None
+    record: Suggestion | None = None
+
+
+def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
+    seen = _Seen()
+    try:
+        return _apply(settings, clients, runner, seen)
+    except Halt as halt:
+        if halt.reason == HaltReason.REFUSED and seen.gh is not None and seen.pull is not None:
+            _comment(seen.gh, seen.pull.number, f"Not applied: {halt.message}", runner)
+        if halt.reason != HaltReason.ALREADY_APPLIED:
+            runner.warning(f"ci-autofix did not apply the suggestion ({halt.reason.value}): {halt.message}")
+        outcome = _outcome("halted", halt.message, seen, reason=halt.reason.value, details=halt.details)
+        runner.summary(summary(outcome))
+        return outcome
+
+
+def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
+    number = requested_pull(settings)  # validated before any API or git call
+    gh = seen.gh = clients.github()
+    pull = seen.pull = gh.get_pull(number)
+    runner.stage(f"checking suggestion #{number}")
+    record = seen.record = checks.provenance(pull, settings)
+    branch = record.failing_branch
+
+    branch_head = gh.branch_sha(branch)
+    if branch_head == record.fix_sha:
+        raise Halt(
+            HaltReason.ALREADY_APPLIED,
+            f"`{branch}` is already at the fix {record.fix_sha[:12]} of #{number}: it was applied "
+            "before. Nothing changed.",
+        )
+    checks.open_pull(pull)
+    checks.actors(gh, settings)
+    checks.policy(record)
+    ci_url = checks.ci_green(gh, record) if settings.require_ci_green else ""
+    checks.side_branch(gh.branch_sha(record.fix_branch), record)
+    if branch_head is None:
+        raise checks.refuse(
+            f"The failing branch `{branch}` no longer exists: there is nothing to apply the fix to."
+        )
+
+    runner.stage(f"pushing {record.fix_sha[:12]} onto {branch} (lease: {record.head_sha[:12]})")
+    token = _push_token(settings)
+    url = remote_url(settings.server_url, settings.repository)
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-apply-") as tmp:
+        git = _fetch_fix(Path(tmp), url, record, token, settings.server_url)
+        checks.fix_commit(git.rev_parse(FETCHED_REF), _parents(git, record.fix_sha), record)
+        try:
+            push = git.push(
+                url,
+                f"{record.fix_sha}:refs/heads/{branch}",
+                token=token,
+                server_url=settings.server_url,
+                lease=(f"refs/heads/{branch}", record.head_sha),
+            )
+        except GitError as exc:
+            raise UserError(
+                f"git refused to update `{branch}`:\n{exc.result.tail(10)}",
+                "If the branch is protected, allow the token's identity to push to it (or pass as "
+                "`ci-token` a GitHub App token that may), then dispatch apply again.",
+            ) from None
+    if not push.ok:
+        _stale(gh, pull, record, runner)
+
+    runner.stage(f"{branch} is now at {record.fix_sha[:12]}")
+    ci = trigger_ci(gh, settings, checks.dispatchable_workflow(record.workflow), branch)
+    closing = _close(gh, pull, record, ci.note, runner)
+    if not settings.keep_branch:
+        gh.delete_branch(record.fix_branch)
+    kept = f" The suggestion branch `{record.fix_branch}` was kept." if settings.keep_branch else ""
+    outcome = _outcome(
+        "applied",
+        f"The fix {record.fix_sha[:12]} from #{number} is on `{branch}`; {closing}.{kept}",
+        seen,
+        details={"ci": ci.note, "ci_run_url": ci.run_url or "", "ci_on_fix": ci_url},
+    )
+    runner.summary(summary(outcome))
+    return outcome
+
+
+def requested_pull(settings: Settings) -> int:
+    """The suggestion PR's number: the `pull-request` input, else the dispatch's own inputs."""
+    if settings.pull_request is not None:
+        return checks.pull_number(settings.pull_request)
+    if settings.event_name == "workflow_dispatch" and settings.event_path is not None:
+        inputs = read_payload(settings.event_path).get("inputs") or {}
+        if isinstance(inputs, dict):
+            for key in ("pull-request", "pull_request"):
+                if key in inputs:
+                    return checks.pull_number(inputs[key], what=f"the dispatch input `{key}`")
+    raise UserError(
+        "No suggestion pull request was named.",
+        "Pass `pull-request: ${{ inputs.pull-request }}` to the action in the apply workflow "
+        "(see the README's example), and dispatch it with the suggestion PR's number.",
+    )
+
+
+def _push_token(settings: Settings) -> str:
+    secret = settings.ci_token or settings.github_token
+    if secret is None or not secret.get_secret_value():
+        raise UserError(
+            "No token to push the fix with.",
+            "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` (and optionally `ci-token`) to the action.",
+        )
+    return secret.get_secret_value()
+
+
+def _fetch_fix(root: Path, url: str, record: Suggestion, token: str, server_url: str) -> Git:
+    """The fix commit and its parent in a fresh bare repository (the apply job has no checkout)."""
+    git = Git(root)
+    git.run("init", "--bare", "-q", ".")
+    git.run(
+        "fetch",
+        "--no-tags",
+        "--no-recurse-submodules",
+        "--depth=2",
+        "--",
+        url,
+        f"+refs/heads/{record.fix_branch}:{FETCHED_REF}",
+        env=auth_env(server_url, token),
+    )
+    return git
+
+
+def _parents(git: Git, sha: str) -> list[str]:
+    """A commit's parents as written in the commit object (a shallow boundary hides them from rev-list)."""
+    header = git.out("cat-file", "commit", sha).split("\n\n", 1)[0]
+    return [line.split(" ", 1)[1].strip() for line in header.splitlines() if line.startswith("parent ")]
+
+
+def _stale(gh: GitHub, pull: PullInfo, record: Suggestion, runner: Runner) -> None:
+    branch = record.failing_branch
+    message = (
+        f"`{branch}` moved after this fix was proposed (it was at {record.head_sha[:12]}), so the "
+        "lease refused the push and nothing on the branch changed. This suggestion is stale and is "
+        f"closed; its branch `{record.fix_branch}` is kept. If CI fails again on the new commits, "
+        "ci-autofix proposes a new fix."
+    )
+    _comment(gh, pull.number, message, runner)
+    gh.close_pull(pull.number)
+    raise Halt(HaltReason.BRANCH_MOVED, message)
+
+
+def _close(gh: GitHub, pull: PullInfo, record: Suggestion, ci_note: str, runner: Runner) -> str:
+    """Tell the suggestion PR it was applied and close it, unless GitHub shows it merged already."""
+    applied = f"Applied: `{record.failing_branch}` is now at {record.fix_sha}."
+    notes = [applied, ci_note] if ci_note else [applied]
+    _comment(gh, pull.number, "\n\n".join(notes), runner)
+    if gh.get_pull(pull.number).merged:
+        return f"GitHub shows #{pull.number} as merged"
+    gh.close_pull(pull.number)
+    return f"#{pull.number} was closed"
+
+
+def _comment(gh: GitHub, number: int, text: str, runner: Runner) -> None:
+    try:
+        gh.comment(number, f"{COMMENT_HEADER}: {text}")
+    except UserError as exc:  # a refusal or a stale notice must not be hidden by a failed comment
+        runner.warning(f"Could not comment on #{number}: {exc.cause}")
+
+
+def _outcome(
+    status: str, message: str, seen: _Seen, *, reason: str = "", details: dict[str, object] | None = None
+) -> Outcome:
+    record, pull = seen.record, seen.pull
+    return Outcome(
+        "applied" if status == "applied" else "halted",
+        reason=reason,
+        message=message,
+        fix_branch=record.fix_branch if record else "",
+        fix_sha=record.fix_sha if record else "",
+        pull_request=pull.number if pull else None,
+        pull_request_url=pull.html_url if pull else "",
+        attempt=record.attempt if record else None,
+        head_sha=record.fix_sha if status == "applied" and record else "",
+        details=dict(details or {}),
+    )
+
+
+def summary(outcome: Outcome) -> str:
+    """The apply job's summary."""
+    if outcome.status == "applied":
+        parts = [f"## ci-autofix: fix applied\n\n{outcome.message}"]
+    else:
+        parts = [f"## ci-autofix: not applied (`{outcome.reason}`)\n\n{outcome.message}"]
+    rows = [
+        (
+            "Suggestion",
+            outcome.pull_request_url or (f"#{outcome.pull_request}" if outcome.pull_request else ""),
+        ),
+        ("Fix commit", f"`{outcome.fix_sha}`" if outcome.fix_sha else ""),
+        ("New head", f"`{outcome.head_sha}`" if outcome.head_sha else ""),
+    ]
+    table = "\n".join(f"| {name} | {value} |" for name, value in rows if value)
+    if table:
+        parts.append("| | |\n|---|---|\n" + table)
+    if note := outcome.details.get("ci"):
+        parts.append(f"**CI on the branch**: {note}")
+    return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["apply", "requested_pull", "summary"]

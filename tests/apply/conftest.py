@@ -1,0 +1,14 @@
+"""Fixtures of the apply tests; the world they act on is built in `apply_world`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from apply_world import World, make_world
+from emulator import GitHubEmulator
+
+
+@pytest.fixture
+def world(github_emulator: GitHubEmulator, tmp_path: Path) -> World:
+    return make_world(github_emulator, tmp_path)
