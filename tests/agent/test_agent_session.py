@@ -158,7 +158,7 @@ def test_every_request_has_the_four_cache_breakpoints_in_place(
     first, later = messages_api.bodies[0], messages_api.bodies[-1]
     assert first["tools"] == later["tools"] and first["system"] == later["system"]
     assert first["messages"][0]["content"][:2] == later["messages"][0]["content"][:2]
-    assert [t.get("type") for t in first["tools"]][0] == "text_editor_20250728"
+    assert first["tools"][0]["type"] == "text_editor_20250728"
 
 
 def test_the_fake_bills_later_turns_mostly_from_the_cache(

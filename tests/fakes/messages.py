@@ -219,7 +219,12 @@ class FakeMessagesAPI:
 
     # lifecycle
     def start(self) -> FakeMessagesAPI:
-        self._thread = threading.Thread(target=self.server.serve_forever, name="fake-messages", daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-messages",
+            daemon=True,
+        )
         self._thread.start()
         return self
 

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes.messages import FakeMessagesAPI
 
 from ci_autofix.agent.llm import LLM, build_client
 from ci_autofix.settings import Settings
+from fakes.messages import FakeMessagesAPI
 
 TEST_KEY = "sk-ant-api03-TESTKEYfake0123456789abcdefXYZ"
 
