@@ -192,3 +192,20 @@ def test_pip_compile_output_with_hashes(tmp_path: Path) -> None:
     config = read_repo_config(tmp_path)
     black = config.pin("black", prefer_pre_commit=False)
     assert black is not None and black.requirement.exact == "24.2.0"
+
+
+def test_lock_files_give_the_exact_version_ci_ran(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\n[dependency-groups]\ndev = ["ruff>=0.8", "black"]\n',
+            "uv.lock": 'version = 1\n\n[[package]]\nname = "ruff"\nversion = "0.8.6"\nsource = { registry = "https://pypi.org/simple" }\n'
+            '\n[[package]]\nname = "black"\nversion = "not-a-version"\n',
+            "poetry.lock": '[[package]]\nname = "isort"\nversion = "5.13.2"\n',
+        },
+    )
+    config = read_repo_config(tmp_path)
+    ruff = config.pin("ruff", prefer_pre_commit=False)
+    assert ruff is not None and (ruff.requirement.spec, ruff.source) == ("==0.8.6", "uv.lock")
+    assert config.pin("black", prefer_pre_commit=False) is None
+    assert not config.configures("isort")  # a lock file alone (a transitive dependency) configures nothing

@@ -7,6 +7,7 @@ from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import FixerSpec, plan_fixers, run_fixers
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.triage.model import Category, Diagnosis
 
 PYPROJECT = '[project]\nname = "demo"\n\n[tool.ruff]\nline-length = 100\n\n[tool.black]\n\n[tool.isort]\nprofile = "black"\n'
 MESSY = 'import sys\nimport os\ndef main(argv = None):\n    return {  "os":os, "sys" :sys, "argv": argv }\n'
@@ -152,3 +153,35 @@ def test_output_tail_is_redacted(project: Project, tmp_path: Path) -> None:
     assert run.exit_code == 2
     assert "[REDACTED]" in run.output_tail
     assert secret not in run.output_tail
+
+
+def test_pre_commit_hook_arguments_carry_over(project: Project, tmp_path: Path) -> None:
+    project.write(
+        ".pre-commit-config.yaml",
+        """\
+repos:
+  - repo: local
+    hooks:
+      - id: isort
+        name: isort
+        entry: isort
+        language: system
+        types: [python]
+        args: ["--profile", "black", "--line-length", "40"]
+""",
+    )
+    project.write(
+        "app.py",
+        "from os.path import join, dirname, basename, exists\n\nprint(join, dirname, basename, exists)\n",
+    )
+    project.commit()
+    excerpt = (
+        "isort....................................................................Failed\n- hook id: isort\n"
+    )
+    diagnosis = Diagnosis([], ["pre-commit run --all-files"], Category.UNKNOWN, excerpt, 0, 6000)
+    plan = plan_fixers(project.root, diagnosis, ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert run.argv[1:] == ["--profile", "black", "--line-length", "40", "."]
+    assert project.read("app.py").startswith(
+        "from os.path import (\n    basename,\n    dirname,\n    exists,\n    join,\n)\n"
+    )

@@ -2,7 +2,8 @@
 
 Read from the files at the repository root: `pyproject.toml` (`[tool.ruff]`, `[tool.black]`,
 `[tool.isort]`, dependency lists, Poetry), `ruff.toml`/`.ruff.toml`, `.isort.cfg`,
-`setup.cfg`/`tox.ini` (`[isort]`), requirements files, and `.pre-commit-config.yaml` (read with
+`setup.cfg`/`tox.ini` (`[isort]`), requirements files, lock files (`uv.lock`, `poetry.lock`,
+`pdm.lock`: exact versions only), and `.pre-commit-config.yaml` (read with
 a small line parser: the action has no YAML dependency, and the shape of that file is regular).
 Every file is untrusted: size-capped, symlinks leaving the repository are not followed, and
 versions are only taken in their strict PEP 440 form.
@@ -23,6 +24,8 @@ from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.versions import Requirement, is_version
 
 _MAX_BYTES = 1024 * 1024
+_MAX_LOCK_BYTES = 16 * 1024 * 1024
+_LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 _REQUIREMENT_RE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;#@]*?)\s*(?:[;#@].*)?$"
 )
@@ -100,6 +103,7 @@ def read_repo_config(root: Path) -> RepoConfig:
         if isinstance(item, str):
             _requirement(config, item, source)
     _poetry(config, tool.get("poetry"))
+    _locks(config, root)
     _pre_commit(config, root)
     return config
 
@@ -116,21 +120,21 @@ def _required_version(text: str) -> Requirement | None:
 
 
 # ---- files ---------------------------------------------------------------------------------------
-def _read(root: Path, rel: str) -> str | None:
+def _read(root: Path, rel: str, limit: int = _MAX_BYTES) -> str | None:
     path = root / rel
     try:
         resolved = path.resolve()
         if root.resolve() not in resolved.parents or not resolved.is_file():
             return None
-        if resolved.stat().st_size > _MAX_BYTES:
+        if resolved.stat().st_size > limit:
             return None
         return resolved.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
 
 
-def _toml(root: Path, rel: str) -> dict[str, Any]:
-    text = _read(root, rel)
+def _toml(root: Path, rel: str, limit: int = _MAX_BYTES) -> dict[str, Any]:
+    text = _read(root, rel, limit)
     if text is None:
         return {}
     try:
@@ -222,6 +226,18 @@ def _poetry(config: RepoConfig, poetry: object) -> None:
             spec = value.get("version") if isinstance(value, dict) else value
             if isinstance(spec, str) and (requirement := Requirement.poetry(spec)):
                 _add_pin(config, package, Pin(requirement, source))
+
+
+def _locks(config: RepoConfig, root: Path) -> None:
+    """The exact versions a lock file resolved (what `uv run`, `poetry run` and `pdm run` use in CI)."""
+    for name in _LOCK_FILES:
+        packages = _toml(root, name, _MAX_LOCK_BYTES).get("package")
+        for entry in packages if isinstance(packages, list) else ():
+            if not isinstance(entry, dict) or not isinstance(entry.get("version"), str):
+                continue
+            package = re.sub(r"[-_.]+", "-", str(entry.get("name", ""))).lower()
+            if package in PACKAGES and is_version(entry["version"]):
+                _add_pin(config, package, Pin(Requirement(f"=={entry['version']}"), name))
 
 
 # ---- pre-commit ------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ class Toolbox:
         return self._own[package]
 
     def install(self, package: str, requirement: Requirement) -> Tool | Unavailable:
-        label = requirement.exact or re.sub(r"[^A-Za-z0-9.]+", "_", requirement.spec).strip("_")
+        label = requirement.exact or _label(requirement.spec)
         target = self.tools_dir / f"{package}-{label}"
         executable = target / "bin" / package
         if (target / _READY).is_file() and executable.is_file():
@@ -124,6 +124,27 @@ class Toolbox:
                 f"({result.describe()}): {_last_words(result)}",
             )
         return Tool(executable, match.group(1), installed)
+
+
+_OPERATORS = (
+    ("===", "is"),
+    ("==", "eq"),
+    ("!=", "ne"),
+    ("~=", "compat"),
+    (">=", "ge"),
+    ("<=", "le"),
+    (">", "gt"),
+    ("<", "lt"),
+    (".*", "x"),
+    (",", "-"),
+)
+
+
+def _label(spec: str) -> str:
+    """A directory name for a range: `>=24,<25` -> `ge24-lt25`."""
+    for operator, word in _OPERATORS:
+        spec = spec.replace(operator, word)
+    return re.sub(r"[^A-Za-z0-9.-]", "_", spec)
 
 
 def _pip_env() -> dict[str, str]:
