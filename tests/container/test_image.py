@@ -108,7 +108,7 @@ def test_an_invalid_input_fails_naming_the_input_as_written(
 
     assert result.exit_code != 0, result.explain()
     assert f"`{name}`" in result.stdout + result.stderr, result.explain()
-    assert result.outputs.get("status") == "error", result.explain()
+    assert value in result.stdout + result.stderr, result.explain()  # the value as received
 
 
 # ---- a complete run of a flow -----------------------------------------------------------------------
@@ -230,6 +230,6 @@ def test_a_complete_run_in_the_image(
             env={**_emulator_env(emu), "GITHUB_RUN_ID": "555", "ANTHROPIC_BASE_URL": messages.url},
         )
         # the deterministic fixer suffices: the model is never asked
-        assert messages.message_requests() == [], result.explain()
+        assert messages.message_requests == [], result.explain()
     CHECKS[mode](emu, result, run, sha, expected_diff)
     assert "sk-ant-test-key" not in result.stdout + result.stderr + result.summary
