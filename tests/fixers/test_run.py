@@ -185,3 +185,20 @@ repos:
     assert project.read("app.py").startswith(
         "from os.path import (\n    basename,\n    dirname,\n    exists,\n    join,\n)\n"
     )
+
+
+def test_a_fixer_that_times_out_leaves_nothing_behind(project: Project, tmp_path: Path) -> None:
+    project.write("pyproject.toml", PYPROJECT)
+    # far more than black formats in the time allowed (it writes each file only once formatted)
+    project.write("big.py", "".join(f"value_{i}=[ {i},{i}+1 ]\n" for i in range(200_000)))
+    project.commit()
+    [run] = run_fixers(
+        Sandbox(project.root),
+        [_spec("black", "black", (".",), (".",))],
+        tools_dir=tmp_path / "tools",
+        timeout=0.2,
+    )
+    assert (run.argv[1:], run.exit_code) == (["."], None)
+    assert run.skipped_reason == "black timed out after 0s and was killed; its changes were undone"
+    assert run.changed_files == []
+    assert project.git("status", "--porcelain") == ""

@@ -114,7 +114,7 @@ class Toolbox:
             [str(executable), *fixer.version_args],
             cwd=self.tools_dir,
             env=shell.scrubbed_env(),
-            timeout=min(self.timeout, 60),
+            timeout=60,
         )
         match = _VERSION_RE.search(result.output)
         if not result.ok or not match:

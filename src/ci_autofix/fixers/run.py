@@ -13,6 +13,7 @@ from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox
 
 _DELETED = "deleted"
+_LINK = "link:"
 
 
 @dataclass
@@ -50,13 +51,13 @@ def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, time
         saved = {
             p: (sandbox.root / p).read_bytes()
             for p, h in before.items()
-            if h != _DELETED and not h.startswith("link:")
+            if h != _DELETED and not h.startswith(_LINK)
         }
         result = sandbox.run(argv, timeout=timeout)
         after = _state(git, sandbox.root)
         changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
         undo = [p for p in changed if result.timed_out or not _allowed(sandbox, spec, p)]
-        _restore(git, sandbox.root, undo, saved)
+        _restore(git, sandbox.root, undo, before, saved)
         reason = None
         if result.timed_out:
             reason = f"{spec.name} {result.describe()}; its changes were undone"
@@ -97,7 +98,7 @@ def _state(git: Git, root: Path) -> dict[str, str]:
         path = entry[3:]
         file = root / path
         if file.is_symlink():
-            state[path] = "link:" + str(file.readlink())
+            state[path] = _LINK + str(file.readlink())
         elif file.is_file():
             state[path] = hashlib.sha256(file.read_bytes()).hexdigest()
         else:
@@ -105,16 +106,26 @@ def _state(git: Git, root: Path) -> dict[str, str]:
     return state
 
 
-def _restore(git: Git, root: Path, paths: list[str], saved: dict[str, bytes]) -> None:
-    """Put `paths` back as they were before the fixer ran (HEAD's version, or the saved content)."""
+def _restore(git: Git, root: Path, paths: list[str], before: dict[str, str], saved: dict[str, bytes]) -> None:
+    """Put `paths` back as they were before the fixer ran: HEAD's version, or the state recorded then."""
     for path in paths:
         file = root / path
-        if path in saved:
-            if file.is_symlink():
-                file.unlink()
-            file.parent.mkdir(parents=True, exist_ok=True)
-            file.write_bytes(saved[path])
-        elif git.run("cat-file", "-e", f"HEAD:{path}", check=False).ok:
-            git.run("checkout", "HEAD", "--", path, env={"GIT_LITERAL_PATHSPECS": "1"})
-        elif file.is_symlink() or file.is_file():
+        earlier = before.get(path)
+        if root.resolve() not in file.parent.resolve().parents and file.parent.resolve() != root.resolve():
+            continue  # a directory on the way was swapped for a link out of the repository: touch nothing
+        if file.is_symlink():
             file.unlink()
+        if earlier is None:
+            if git.run("cat-file", "-e", f"HEAD:{path}", check=False).ok:
+                git.run("checkout", "HEAD", "--", path, env={"GIT_LITERAL_PATHSPECS": "1"})
+            elif file.is_file():
+                file.unlink()
+        elif earlier == _DELETED or earlier.startswith(_LINK):
+            if file.is_file():
+                file.unlink()
+            if earlier.startswith(_LINK):
+                file.parent.mkdir(parents=True, exist_ok=True)
+                file.symlink_to(earlier.removeprefix(_LINK))
+        else:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_bytes(saved[path])  # an existing file keeps its mode
