@@ -88,6 +88,7 @@ class Shapes:
         )
         repo["owner"].update(id=owner_id, login=owner)
         repo["clone_url"] = f"{self.web}/{full_name}.git"
+        repo["svn_url"] = f"{self.web}/{full_name}"
         for key in ("parent", "source", "organization", "template_repository", "license"):
             repo.pop(key, None)
         repo["license"] = None

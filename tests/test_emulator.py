@@ -1,0 +1,439 @@
+"""The GitHub emulator itself: git over smart HTTP with auth, the lease, logs, pagination, checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from emulator import GitHubEmulator, JobSpec, StepSpec
+from emulator.sample import commit, git, init_repo
+
+from ci_autofix.git import auth_env
+
+REPO = "acme/widgets"
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def emu(github_emulator: GitHubEmulator, tmp_path: Path) -> GitHubEmulator:
+    init_repo(tmp_path / "src", {"README.md": "hello\n"})
+    github_emulator.create_repo(REPO, source=tmp_path / "src")
+    return github_emulator
+
+
+def api(
+    emu: GitHubEmulator,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = "default",  # noqa: S107 - "default" means the emulator's token
+    **kwargs: Any,
+) -> requests.Response:
+    headers = {"Accept": "application/vnd.github+json"}
+    if token:
+        headers["Authorization"] = f"token {emu.token if token == 'default' else token}"
+    return requests.request(method, f"{emu.api_url}{path}", json=body, headers=headers, timeout=10, **kwargs)
+
+
+def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    full.update({"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}, **(env or {}))
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+# ---- git smart HTTP --------------------------------------------------------------------------------
+def test_clone_and_push_need_the_token(emu: GitHubEmulator, tmp_path: Path) -> None:
+    url = emu.clone_url(REPO)
+    anonymous = run_git(tmp_path, "clone", "-q", url, "anon")
+    assert anonymous.returncode != 0 and not (tmp_path / "anon").exists()
+    wrong = run_git(tmp_path, "clone", "-q", url, "wrong", env=auth_env(emu.server_url, "ghs_not_the_token"))
+    assert wrong.returncode != 0
+    assert [r.status for r in emu.requests if r.server == "git"] == [401, 401]
+
+    auth = auth_env(emu.server_url, emu.token)
+    assert run_git(tmp_path, "clone", "-q", url, "work", env=auth).returncode == 0
+    work = tmp_path / "work"
+    sha = commit(work, {"a.txt": "a\n"}, "Add a")
+    pushed = run_git(work, "push", "-q", "origin", "HEAD:refs/heads/topic", env=auth)
+    assert pushed.returncode == 0, pushed.stderr
+    assert emu.branch_sha(REPO, "topic") == sha
+    assert api(emu, "GET", f"/repos/{REPO}/git/ref/heads/topic").json()["object"]["sha"] == sha
+
+
+def test_bearer_and_basic_auth_on_git(emu: GitHubEmulator) -> None:
+    url = f"{emu.clone_url(REPO)}/info/refs?service=git-upload-pack"
+    assert requests.get(url, timeout=10).status_code == 401
+    assert requests.get(url, timeout=10).headers["WWW-Authenticate"].startswith("Basic")
+    assert requests.get(url, headers={"Authorization": f"Bearer {emu.token}"}, timeout=10).status_code == 200
+    assert requests.get(url, auth=("x-access-token", emu.token), timeout=10).status_code == 200
+
+
+def test_api_refs_and_pushes_agree(emu: GitHubEmulator, tmp_path: Path) -> None:
+    auth = auth_env(emu.server_url, emu.token)
+    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    work = tmp_path / "work"
+    base = git(work, "rev-parse", "HEAD")
+    created = api(emu, "POST", f"/repos/{REPO}/git/refs", {"ref": "refs/heads/made-by-api", "sha": base})
+    assert created.status_code == 201
+    assert created.headers["Location"] == f"{emu.api_url}/repos/{REPO}/git/refs/heads/made-by-api"
+    assert (
+        api(emu, "POST", f"/repos/{REPO}/git/refs", {"ref": "refs/heads/made-by-api", "sha": base}).json()[
+            "message"
+        ]
+        == "Reference already exists"
+    )
+    remote = run_git(work, "ls-remote", "origin", "refs/heads/made-by-api", env=auth).stdout
+    assert remote.split() == [base, "refs/heads/made-by-api"]
+
+    ahead = commit(work, {"b.txt": "b\n"}, "Ahead")
+    assert run_git(work, "push", "-q", "origin", "HEAD:refs/heads/made-by-api", env=auth).returncode == 0
+    assert api(emu, "GET", f"/repos/{REPO}/git/ref/heads/made-by-api").json()["object"]["sha"] == ahead
+    back = api(emu, "PATCH", f"/repos/{REPO}/git/refs/heads/made-by-api", {"sha": base})
+    assert (back.status_code, back.json()["message"]) == (422, "Update is not a fast forward")
+    assert api(emu, "PATCH", f"/repos/{REPO}/git/refs/heads/made-by-api", {"sha": base, "force": True}).ok
+    assert emu.branch_sha(REPO, "made-by-api") == base
+    assert api(emu, "DELETE", f"/repos/{REPO}/git/refs/heads/made-by-api").status_code == 204
+    assert run_git(work, "ls-remote", "origin", "refs/heads/made-by-api", env=auth).stdout == ""
+    assert api(emu, "DELETE", f"/repos/{REPO}/git/refs/heads/main").status_code == 422
+
+
+def test_force_with_lease_is_rejected_when_stale(emu: GitHubEmulator, tmp_path: Path) -> None:
+    auth = auth_env(emu.server_url, emu.token)
+    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    work = tmp_path / "work"
+    recorded = git(work, "rev-parse", "HEAD")
+    fix = commit(work, {"fix.txt": "fix\n"}, "Fix")
+    # someone else moves main after our proposal
+    other = tmp_path / "other"
+    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "other", env=auth)
+    moved = commit(other, {"other.txt": "x\n"}, "Someone else's work")
+    assert run_git(other, "push", "-q", "origin", "main", env=auth).returncode == 0
+
+    stale = run_git(
+        work,
+        "push",
+        "--porcelain",
+        f"--force-with-lease=refs/heads/main:{recorded}",
+        "origin",
+        f"{fix}:refs/heads/main",
+        env=auth,
+    )
+    assert stale.returncode == 1 and "[rejected] (stale info)" in stale.stdout
+    assert emu.branch_sha(REPO, "main") == moved
+    fresh = run_git(
+        work,
+        "push",
+        "--porcelain",
+        f"--force-with-lease=refs/heads/main:{moved}",
+        "origin",
+        f"{fix}:refs/heads/main",
+        env=auth,
+    )
+    assert fresh.returncode == 0 and "(forced update)" in fresh.stdout
+    assert emu.branch_sha(REPO, "main") == fix
+
+
+def test_large_push_uses_chunked_requests(emu: GitHubEmulator, tmp_path: Path) -> None:
+    auth = auth_env(emu.server_url, emu.token)
+    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    work = tmp_path / "work"
+    (work / "blob.bin").write_bytes(os.urandom(3 * 1024 * 1024))
+    sha = commit(work, {}, "Large file")
+    pushed = run_git(work, "push", "-q", "origin", "HEAD:refs/heads/big", env=auth)
+    assert pushed.returncode == 0, pushed.stderr
+    assert emu.branch_sha(REPO, "big") == sha
+
+
+# ---- API basics -------------------------------------------------------------------------------------
+def test_api_requires_a_token_and_sends_rate_limit_headers(emu: GitHubEmulator) -> None:
+    missing = api(emu, "GET", f"/repos/{REPO}", token=None)
+    assert (missing.status_code, missing.json()["message"]) == (401, "Requires authentication")
+    bad = api(emu, "GET", f"/repos/{REPO}", token="ghs_bad")
+    assert (bad.status_code, bad.json()) == (
+        401,
+        {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest", "status": "401"},
+    )
+    ok = api(emu, "GET", f"/repos/{REPO}")
+    assert ok.json()["default_branch"] == "main"
+    for response in (missing, bad, ok, api(emu, "GET", f"/repos/{REPO}/pulls/9")):
+        assert {
+            "x-ratelimit-limit",
+            "x-ratelimit-remaining",
+            "x-ratelimit-reset",
+            "x-ratelimit-used",
+            "x-ratelimit-resource",
+        } <= {k.lower() for k in response.headers}
+
+
+def urls_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.startswith(("http://", "https://")) else []
+    if isinstance(value, dict):
+        return [u for v in value.values() for u in urls_in(v)]
+    if isinstance(value, list):
+        return [u for v in value for u in urls_in(v)]
+    return []
+
+
+def test_every_url_points_at_the_emulator(emu: GitHubEmulator, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    git(src, "checkout", "-q", "-b", "topic")
+    commit(src, {"t.txt": "t\n"}, "Topic")
+    git(src, "push", "-q", str(emu.bare_path(REPO)), "topic")
+    pull = emu.add_pull(REPO, "topic", "main")
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "topic",
+        emu.branch_sha(REPO, "topic") or "",
+        pull_requests=[pull.number],
+        jobs=[JobSpec("test")],
+    )
+    bodies = [
+        api(emu, "GET", path).json()
+        for path in (
+            f"/repos/{REPO}",
+            f"/repos/{REPO}/pulls/1",
+            f"/repos/{REPO}/actions/runs/{run.id}",
+            f"/repos/{REPO}/actions/runs/{run.id}/jobs",
+            f"/repos/{REPO}/commits/main",
+            "/rate_limit",
+        )
+    ]
+    bodies.append(emu.workflow_run_event(run))
+    found = [u for body in bodies for u in urls_in(body)]
+    assert len(found) > 100
+    foreign = [u for u in found if not u.startswith(emu.server_url)]
+    assert foreign == [], foreign
+    api_like = [u for u in found if "/repos/" in u and not u.startswith(f"{emu.api_url}/repos/")]
+    assert all(u.startswith(f"{emu.server_url}/{REPO}") for u in api_like)
+
+
+def test_job_log_redirects_to_a_blob_host_that_refuses_authorization(emu: GitHubEmulator) -> None:
+    sha = emu.branch_sha(REPO, "main") or ""
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "main",
+        sha,
+        jobs=[JobSpec("test", "failure", [StepSpec("Run pytest", "failure")], log=b"boom\n")],
+    )
+    job_id = run.jobs[0].id
+    redirect = api(emu, "GET", f"/repos/{REPO}/actions/jobs/{job_id}/logs", allow_redirects=False)
+    assert redirect.status_code == 302 and redirect.content == b""
+    location = redirect.headers["Location"]
+    assert location.startswith(emu.blob_url) and emu.blob_url != emu.server_url
+    with_auth = requests.get(location, headers={"Authorization": f"token {emu.token}"}, timeout=10)
+    assert with_auth.status_code == 403
+    plain = requests.get(location, timeout=10)
+    assert plain.status_code == 200 and plain.content == b"\xef\xbb\xbfboom\n"
+    assert plain.headers["Content-Type"].startswith("text/plain")
+    emu.expire_logs(job_id)
+    gone = api(emu, "GET", f"/repos/{REPO}/actions/jobs/{job_id}/logs", allow_redirects=False)
+    assert gone.status_code == 410
+    assert gone.json() == {
+        "message": "Server Error",
+        "documentation_url": "https://docs.github.com/rest/actions/"
+        "workflow-jobs#download-job-logs-for-a-workflow-run",
+        "status": "410",
+    }
+
+
+def test_pagination_links(emu: GitHubEmulator) -> None:
+    sha = emu.branch_sha(REPO, "main") or ""
+    run = emu.add_workflow_run(
+        REPO, ".github/workflows/ci.yml", "main", sha, jobs=[JobSpec(f"job {i}") for i in range(5)]
+    )
+    first = api(emu, "GET", f"/repos/{REPO}/actions/runs/{run.id}/jobs?per_page=2")
+    assert first.json()["total_count"] == 5 and len(first.json()["jobs"]) == 2
+    links = requests.utils.parse_header_links(first.headers["Link"])
+    by_rel = {link["rel"]: link["url"] for link in links}
+    assert set(by_rel) == {"next", "last"} and by_rel["next"].startswith(emu.api_url)
+    last = requests.get(by_rel["last"], headers={"Authorization": f"token {emu.token}"}, timeout=10)
+    assert [j["name"] for j in last.json()["jobs"]] == ["job 4"]
+    assert {link["rel"] for link in requests.utils.parse_header_links(last.headers["Link"])} == {
+        "first",
+        "prev",
+    }
+
+
+def test_filter_all_lists_every_attempt(emu: GitHubEmulator) -> None:
+    sha = emu.branch_sha(REPO, "main") or ""
+    run = emu.add_workflow_run(REPO, ".github/workflows/ci.yml", "main", sha, jobs=[JobSpec("first try")])
+    emu.add_attempt(run, "success", [JobSpec("second try", "success")])
+    latest = api(emu, "GET", f"/repos/{REPO}/actions/runs/{run.id}/jobs").json()["jobs"]
+    every = api(emu, "GET", f"/repos/{REPO}/actions/runs/{run.id}/jobs?filter=all").json()["jobs"]
+    assert [j["name"] for j in latest] == ["second try"]
+    assert [(j["name"], j["run_attempt"]) for j in every] == [("first try", 1), ("second try", 2)]
+    assert api(emu, "GET", f"/repos/{REPO}/actions/runs/{run.id}").json()["run_attempt"] == 2
+
+
+def test_dispatch_requires_the_trigger(emu: GitHubEmulator) -> None:
+    emu.add_workflow(REPO, ".github/workflows/ci.yml", "CI")
+    emu.add_workflow(REPO, ".github/workflows/apply.yml", "Apply", dispatch=True)
+    refused = api(emu, "POST", f"/repos/{REPO}/actions/workflows/ci.yml/dispatches", {"ref": "main"})
+    assert (refused.status_code, refused.json()["message"]) == (
+        422,
+        "Workflow does not have 'workflow_dispatch' trigger",
+    )
+    plain = api(emu, "POST", f"/repos/{REPO}/actions/workflows/apply.yml/dispatches", {"ref": "main"})
+    assert plain.status_code == 204
+    detailed = api(
+        emu,
+        "POST",
+        f"/repos/{REPO}/actions/workflows/apply.yml/dispatches",
+        {"ref": "main", "return_run_details": True},
+    )
+    assert detailed.status_code == 200 and set(detailed.json()) == {"workflow_run_id", "run_url", "html_url"}
+    assert [d.workflow for d in emu.dispatches] == [".github/workflows/apply.yml"] * 2
+
+
+def test_labels_accept_an_object_or_a_bare_array(emu: GitHubEmulator, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    git(src, "checkout", "-q", "-b", "topic")
+    commit(src, {"t.txt": "t\n"}, "Topic")
+    git(src, "push", "-q", str(emu.bare_path(REPO)), "topic")
+    emu.add_pull(REPO, "topic", "main")
+    assert api(emu, "POST", f"/repos/{REPO}/issues/1/labels", {"labels": ["a"]}).status_code == 200
+    names = [label["name"] for label in api(emu, "POST", f"/repos/{REPO}/issues/1/labels", ["b"]).json()]
+    assert names == ["a", "b"] == emu.labels(REPO, 1)
+
+
+def test_webhook_payloads(emu: GitHubEmulator) -> None:
+    sha = emu.branch_sha(REPO, "main") or ""
+    run = emu.add_workflow_run(
+        REPO, ".github/workflows/ci.yml", "main", sha, "failure", event="push", actor="alice"
+    )
+    event = emu.workflow_run_event(run)
+    assert event["action"] == "completed" and event["sender"]["login"] == "alice"
+    wr = event["workflow_run"]
+    assert (wr["id"], wr["head_sha"], wr["conclusion"], wr["path"], wr["run_attempt"]) == (
+        run.id,
+        sha,
+        "failure",
+        ".github/workflows/ci.yml",
+        1,
+    )
+    assert wr["head_repository"]["id"] == wr["repository"]["id"] == event["repository"]["id"]
+    assert wr["head_commit"]["id"] == sha
+    dispatch = emu.workflow_dispatch_event(REPO, ".github/workflows/apply.yml", "main", {"pull-request": "3"})
+    assert (dispatch["ref"], dispatch["inputs"], dispatch["workflow"]) == (
+        "refs/heads/main",
+        {"pull-request": "3"},
+        ".github/workflows/apply.yml",
+    )
+
+
+# ---- fault injection --------------------------------------------------------------------------------
+def test_faults_and_denials(emu: GitHubEmulator) -> None:
+    emu.rate_limit("GET", rf"^/repos/{REPO}$", kind="primary", times=1)
+    limited = api(emu, "GET", f"/repos/{REPO}")
+    assert limited.status_code == 403 and limited.headers["x-ratelimit-remaining"] == "0"
+    assert limited.json()["message"].startswith("API rate limit exceeded")
+    assert api(emu, "GET", f"/repos/{REPO}").status_code == 200  # times=1
+    emu.rate_limit("GET", rf"^/repos/{REPO}$", kind="secondary", status=429, times=1)
+    secondary = api(emu, "GET", f"/repos/{REPO}")
+    assert secondary.status_code == 429 and secondary.headers["retry-after"] == "60"
+    assert "secondary rate limit" in secondary.json()["message"]
+    emu.deny("POST", r"/pulls$", permission="pull_requests=write")
+    denied = api(emu, "POST", f"/repos/{REPO}/pulls", {"head": "x", "base": "main"})
+    assert denied.status_code == 403
+    assert denied.json()["message"] == "Resource not accessible by integration"
+    assert denied.headers["X-Accepted-GitHub-Permissions"] == "pull_requests=write"
+
+
+# ---- OpenAPI checking ----------------------------------------------------------------------------------
+def test_openapi_checking_catches_bad_requests(tmp_path: Path) -> None:
+    emu = GitHubEmulator.start(tmp_path / "gh")
+    try:
+        init_repo(tmp_path / "src", {"a": "a\n"})
+        emu.create_repo(REPO, source=tmp_path / "src")
+        assert api(emu, "GET", f"/repos/{REPO}").status_code == 200
+        assert emu.violations == []
+        api(emu, "POST", f"/repos/{REPO}/git/refs", {"ref": 5})  # `sha` missing, `ref` not a string
+        api(emu, "GET", f"/repos/{REPO}/secret-scanning/alerts")  # not an operation we know
+        api(emu, "POST", f"/repos/{REPO}/actions/workflows/ci.yml/dispatches", {"inputs": {}})  # no `ref`
+    finally:
+        emu.close()
+    kinds = [(v.kind, v.method, v.path) for v in emu.violations]
+    assert ("request-body", "POST", f"/repos/{REPO}/git/refs") in kinds
+    assert ("unknown-operation", "GET", f"/repos/{REPO}/secret-scanning/alerts") in kinds
+    assert ("request-body", "POST", f"/repos/{REPO}/actions/workflows/ci.yml/dispatches") in kinds
+    details = " ".join(v.detail for v in emu.violations)
+    assert "'sha' is a required property" in details and "5 is not of type 'string'" in details
+
+
+def test_the_fixture_fails_a_test_that_breaks_the_description(tmp_path: Path) -> None:
+    test_file = tmp_path / "test_bad_client.py"
+    test_file.write_text(
+        textwrap.dedent("""
+        import requests
+
+        def test_bad(github_emulator):
+            requests.post(f"{github_emulator.api_url}/repos/a/b/pulls", json={"title": 3},
+                          headers={"Authorization": f"token {github_emulator.token}"}, timeout=10)
+
+        def test_good(github_emulator):
+            requests.get(f"{github_emulator.api_url}/rate_limit",
+                         headers={"Authorization": f"token {github_emulator.token}"}, timeout=10)
+    """)
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
+        "NO_PROXY": "127.0.0.1",
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "emulator.fixtures",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            str(test_file),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout
+    assert "2 passed, 1 error" in result.stdout  # test_bad passes its call, fails at teardown
+    assert "request-body: POST /repos/a/b/pulls" in result.stdout
+
+
+def test_response_checking_uses_the_response_schema(tmp_path: Path) -> None:
+    from emulator import openapi
+
+    spec = openapi.load()
+    op = spec.find("GET", "/repos/a/b/git/ref/heads/main")
+    assert op is not None and op.template == "/repos/{owner}/{repo}/git/ref/{ref}"
+    good = {
+        "ref": "refs/heads/main",
+        "node_id": "x",
+        "url": "http://h/x",
+        "object": {"type": "commit", "sha": "a" * 40, "url": "http://h/y"},
+    }
+    assert spec.check_response(op, "/p", 200, good) == []
+    bad = json.loads(json.dumps(good))
+    del bad["object"]
+    assert [v.kind for v in spec.check_response(op, "/p", 200, bad)] == ["response-body"]
+    assert [v.kind for v in spec.check_response(op, "/p", 201, good)] == ["response-status"]
+    assert spec.check_response(op, "/p", 500, {"message": "Server Error"}) == []
+    assert [v.kind for v in spec.check_response(op, "/p", 503, "oops")] == ["response-body"]
