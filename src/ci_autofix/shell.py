@@ -7,6 +7,7 @@ so a command that prints 100 MB costs a bounded amount of memory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -16,6 +17,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from ci_autofix.redact import find_secrets
 
 DEFAULT_MAX_OUTPUT = 256 * 1024
 _CHUNK = 64 * 1024
@@ -55,7 +58,11 @@ class Completed:
 
 
 def scrubbed_env(base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for code we do not trust: no tokens, no inputs, no runner internals."""
+    """The environment for code we do not trust: no tokens, no inputs, no runner internals.
+
+    A variable goes when its name says it is secret or belongs to the runner, and also when
+    its value looks like a credential whatever its name (`DEPLOY=ghp_...`).
+    """
     source = os.environ if base is None else base
     env = {
         name: value
@@ -63,6 +70,7 @@ def scrubbed_env(base: Mapping[str, str] | None = None, extra: Mapping[str, str]
         if name not in _DROPPED_NAMES
         and not name.startswith(_DROPPED_PREFIXES)
         and not _SECRET_NAME.search(name)
+        and not find_secrets(value)
     }
     env["GIT_TERMINAL_PROMPT"] = "0"
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
@@ -135,19 +143,25 @@ def run(
     buffer = _CappedBuffer(max_output)
     assert proc.stdout is not None
 
+    fd = proc.stdout.fileno()
+
     def pump() -> None:
-        assert proc.stdout is not None
-        while chunk := proc.stdout.read1(_CHUNK):
-            buffer.add(chunk)
+        with contextlib.suppress(OSError):
+            while chunk := os.read(fd, _CHUNK):
+                buffer.add(chunk)
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     if stdin is not None and proc.stdin is not None:
-        try:
-            proc.stdin.write(stdin)
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
+        # Written from a thread: a command that never reads its input must not block us past the timeout.
+        pipe = proc.stdin
+
+        def feed() -> None:
+            with contextlib.suppress(OSError):
+                pipe.write(stdin)
+                pipe.close()
+
+        threading.Thread(target=feed, daemon=True).start()
     timed_out = False
     try:
         proc.wait(timeout=timeout)
@@ -169,7 +183,5 @@ def run(
 
 
 def _kill_group(pgid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
