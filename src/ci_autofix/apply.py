@@ -80,25 +80,21 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         )
 
     runner.stage(f"pushing {record.fix_sha[:12]} onto {branch} (lease: {record.head_sha[:12]})")
-    token = _push_token(settings)
+    read_token, push_token = _tokens(settings)
     url = remote_url(settings.server_url, settings.repository)
     with tempfile.TemporaryDirectory(prefix="ci-autofix-apply-") as tmp:
-        git = _fetch_fix(Path(tmp), url, record, token, settings.server_url)
+        git = _fetch_fix(Path(tmp), url, record, read_token, settings.server_url)
         checks.fix_commit(git.rev_parse(FETCHED_REF), _parents(git, record.fix_sha), record)
         try:
             push = git.push(
                 url,
                 f"{record.fix_sha}:refs/heads/{branch}",
-                token=token,
+                token=push_token,
                 server_url=settings.server_url,
                 lease=(f"refs/heads/{branch}", record.head_sha),
             )
         except GitError as exc:
-            raise UserError(
-                f"git refused to update `{branch}`:\n{exc.result.tail(10)}",
-                "If the branch is protected, allow the token's identity to push to it (or pass as "
-                "`ci-token` a GitHub App token that may), then dispatch apply again.",
-            ) from None
+            raise _git_failed(f"push the fix onto `{branch}`", exc) from None
     if not push.ok:
         _stale(gh, pull, record, runner)
 
@@ -135,31 +131,46 @@ def requested_pull(settings: Settings) -> int:
     )
 
 
-def _push_token(settings: Settings) -> str:
-    secret = settings.ci_token or settings.github_token
-    if secret is None or not secret.get_secret_value():
+def _tokens(settings: Settings) -> tuple[str, str]:
+    """The token to fetch with (`github-token`) and the one to push with (`ci-token` when given,
+    so that the push starts CI; else `github-token`)."""
+    read = settings.github_token or settings.ci_token
+    push = settings.ci_token or settings.github_token
+    if read is None or push is None:
         raise UserError(
             "No token to push the fix with.",
             "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` (and optionally `ci-token`) to the action.",
         )
-    return secret.get_secret_value()
+    return read.get_secret_value(), push.get_secret_value()
 
 
 def _fetch_fix(root: Path, url: str, record: Suggestion, token: str, server_url: str) -> Git:
     """The fix commit and its parent in a fresh bare repository (the apply job has no checkout)."""
     git = Git(root)
     git.run("init", "--bare", "-q", ".")
-    git.run(
-        "fetch",
-        "--no-tags",
-        "--no-recurse-submodules",
-        "--depth=2",
-        "--",
-        url,
-        f"+refs/heads/{record.fix_branch}:{FETCHED_REF}",
-        env=auth_env(server_url, token),
-    )
+    try:
+        git.run(
+            "fetch",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--depth=2",
+            "--",
+            url,
+            f"+refs/heads/{record.fix_branch}:{FETCHED_REF}",
+            env=auth_env(server_url, token),
+        )
+    except GitError as exc:
+        raise _git_failed(f"fetch the suggestion branch `{record.fix_branch}`", exc) from None
     return git
+
+
+def _git_failed(doing: str, exc: GitError) -> UserError:
+    return UserError(
+        f"git could not {doing}:\n{exc.result.tail(10)}",
+        "Check that the token may do this: `contents: write` in the job's `permissions:`; the "
+        "`ci-token`, when given, is used to push and must be valid; a protected branch must allow "
+        "the token's identity to push. Then dispatch apply again.",
+    )
 
 
 def _parents(git: Git, sha: str) -> list[str]:

@@ -84,9 +84,11 @@ class World:
         labels: list[str] | None = None,
         user: str = BOT,
         body: str | None = None,
+        tamper: dict[str, Any] | None = None,
         **record: Any,
     ) -> Suggested:
-        """A suggestion PR into `feature`, as propose would have delivered it."""
+        """A suggestion PR into `feature`, as propose would have delivered it. `tamper`: fields of the
+        record as written in the PR body that differ from the real suggestion."""
         run_id = run_id or self.run_id
         fix_branch = record.pop("fix_branch", f"ci-autofix/feature/{run_id}")
         fix_sha = self.new_commit(parent or self.head_sha, files or FIXED, f"Fix the format ({run_id})")
@@ -100,7 +102,8 @@ class World:
             fix_branch=fix_branch,
             **record,
         )
-        text = body if body is not None else f"ci-autofix suggests a fix.\n\n{suggestion.render()}\n"
+        shown = suggestion.model_copy(update=tamper or {})
+        text = body if body is not None else f"ci-autofix suggests a fix.\n\n{shown.render()}\n"
         pull = self.emu.add_pull(
             REPO,
             head=fix_branch,
