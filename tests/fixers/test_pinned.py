@@ -88,3 +88,23 @@ def test_a_range_the_image_satisfies_uses_the_image(project: Project, tools_dir:
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=60)
     assert (run.argv[0], run.version) == (str(BIN / "ruff"), own_version("ruff"))
     assert project.read("demo.py") == FIXED_BY_NEW
+
+
+def test_an_unwritable_tools_dir_skips_the_fixer(project: Project, tmp_path: Path) -> None:
+    _broken_project(project, f"ruff=={OLD_RUFF}\n")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the tools directory should be\n")
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=blocked / "tools", timeout=60)
+    assert (run.version, run.argv, run.changed_files) == (OLD_RUFF, [], [])
+    assert run.skipped_reason == f"preparing ruff failed: Not a directory ({blocked / 'tools'})"
+    assert project.read("demo.py") == SOURCE
+
+
+def test_without_a_pin_the_tools_dir_is_not_needed(project: Project, tmp_path: Path) -> None:
+    _broken_project(project, "ruff\n")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the tools directory should be\n")
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=blocked / "tools", timeout=60)
+    assert (run.version, run.changed_files, run.skipped_reason) == (own_version("ruff"), ["demo.py"], None)

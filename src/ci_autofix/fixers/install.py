@@ -47,6 +47,15 @@ class Toolbox:
         self._own: dict[str, Tool | Unavailable] = {}
 
     def tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
+        try:
+            return self._tool(package, requirement)
+        except OSError as exc:  # tools_dir not writable, disk full, ...
+            version = requirement.exact if requirement else None
+            return Unavailable(
+                version, f"preparing {package} failed: {exc.strerror or exc} ({self.tools_dir})"
+            )
+
+    def _tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
         own = self.own(package)
         if requirement is None:
             return own
@@ -109,10 +118,9 @@ class Toolbox:
 
     def _probe(self, package: str, executable: Path, *, installed: bool) -> Tool | Unavailable:
         fixer = next(f for f in FIXERS if f.package == package)
-        self.tools_dir.mkdir(parents=True, exist_ok=True)
         result = shell.run(
             [str(executable), *fixer.version_args],
-            cwd=self.tools_dir,
+            cwd=executable.parent,
             env=shell.scrubbed_env(),
             timeout=60,
         )
