@@ -437,3 +437,62 @@ def test_response_checking_uses_the_response_schema(tmp_path: Path) -> None:
     assert [v.kind for v in spec.check_response(op, "/p", 201, good)] == ["response-status"]
     assert spec.check_response(op, "/p", 500, {"message": "Server Error"}) == []
     assert [v.kind for v in spec.check_response(op, "/p", 503, "oops")] == ["response-body"]
+
+
+# ---- the runner simulation ---------------------------------------------------------------------------
+def test_outputs_file_is_parsed_like_the_runner() -> None:
+    from runner_sim import RunnerFileError, parse_outputs
+
+    text = "status=proposed\nbody<<ghadelimiter_1\nline 1\nline=2\nghadelimiter_1\nempty=\n"
+    assert parse_outputs(text) == {"status": "proposed", "body": "line 1\nline=2", "empty": ""}
+    with pytest.raises(RunnerFileError, match="Matching delimiter not found"):
+        parse_outputs("body<<EOF\nline\n")
+    with pytest.raises(RunnerFileError, match="EOF marker missing new line"):
+        parse_outputs("body<<EOF\nline\nEOF")
+    with pytest.raises(RunnerFileError, match="Invalid format"):
+        parse_outputs("no separator\n")
+
+
+def test_workflow_commands_are_parsed() -> None:
+    from runner_sim import parse_commands
+
+    commands = parse_commands(
+        "hello\n::add-mask::s3cret\n::error file=src/a.py,line=3,title=A%2C B::bad%0Anews\n"
+    )
+    assert [(c.name, c.properties, c.message) for c in commands] == [
+        ("add-mask", {}, "s3cret"),
+        ("error", {"file": "src/a.py", "line": "3", "title": "A, B"}, "bad\nnews"),
+    ]
+
+
+def test_declared_inputs_come_from_action_yml() -> None:
+    from runner_sim import declared_inputs
+
+    from ci_autofix.settings import Settings
+
+    declared = declared_inputs()
+    assert declared["github-token"] == "${{ github.token }}"
+    assert declared["mode"] == "auto"
+    assert set(declared) >= {"github-token", "max-attempts", "fail-on-halt"}
+    assert set(declared) <= set(Settings.input_names()) | {"apply-workflow"}
+
+
+def test_runner_sim_runs_the_action_with_hyphenated_inputs(emu: GitHubEmulator, tmp_path: Path) -> None:
+    from runner_sim import RunnerSim
+
+    sha = emu.branch_sha(REPO, "main") or ""
+    run = emu.add_workflow_run(REPO, ".github/workflows/ci.yml", "main", sha, "cancelled")
+    sim = RunnerSim(tmp_path).for_emulator(emu, REPO)
+    event = emu.workflow_run_event(run)
+    halted = sim.run(event_name="workflow_run", event=event, workspace=tmp_path / "src")
+    assert halted.exit_code == 0, halted.stderr
+    assert (halted.outputs["status"], halted.outputs["reason"]) == ("halted", "not-a-failure")
+    assert "not-a-failure" in halted.summary and emu.token in halted.masks
+    assert halted.env["INPUT_GITHUB-TOKEN"] == emu.token and halted.env["INPUT_FAIL-ON-HALT"] == "false"
+    assert halted.env["INPUT_ANTHROPIC-API-KEY"] == ""  # declared, not given, no default: set to ""
+    assert halted.result_json()["status"] == "halted"
+    # the hyphenated name reaches the process: fail-on-halt turns the same halt into a failure
+    failing = sim.run(
+        event_name="workflow_run", event=event, workspace=tmp_path / "src", inputs={"fail-on-halt": "true"}
+    )
+    assert failing.exit_code != 0 and failing.outputs["status"] == "halted"
