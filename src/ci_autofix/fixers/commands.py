@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
 from ci_autofix.fixers.versions import is_version
+from ci_autofix.fixers.workflows import action_package
 
 _OPERATORS = frozenset({"&&", "||", ";", "|", "|&", "&", "(", ")", ";;"})
 _RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pixi", "tox"})
@@ -54,6 +55,10 @@ def read_commands(commands: Sequence[str]) -> CommandFacts:
     for command in commands:
         if re.search(r"\bpre-commit/action@", command):
             facts.pre_commit.append(PreCommitRun())
+        if package := action_package(command):  # a `uses:` step of the tool's own action
+            fixer = {"ruff": RUFF_CHECK, "black": BLACK, "isort": ISORT}[package]
+            facts.invocations.append(Invocation(fixer, (), checking=True))
+            continue
         for words in simple_commands(command):
             _read_one(words, facts)
     return facts

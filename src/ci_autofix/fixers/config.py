@@ -3,10 +3,11 @@
 Read from the files at the repository root: `pyproject.toml` (`[tool.ruff]`, `[tool.black]`,
 `[tool.isort]`, dependency lists, Poetry), `ruff.toml`/`.ruff.toml`, `.isort.cfg`,
 `setup.cfg`/`tox.ini` (`[isort]`), requirements files, lock files (`uv.lock`, `poetry.lock`,
-`pdm.lock`: exact versions only), and `.pre-commit-config.yaml` (read with
+`pdm.lock`: exact versions only), workflows, and `.pre-commit-config.yaml` (read with
 a small line parser: the action has no YAML dependency, and the shape of that file is regular).
 Every file is untrusted: size-capped, symlinks leaving the repository are not followed, and
-versions are only taken in their strict PEP 440 form.
+versions are only taken in their strict PEP 440 form. Versions the workflows install are read
+by `workflows`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from ci_autofix.fixers.catalog import BY_NAME, PACKAGES, Fixer
 from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.versions import Requirement, is_version
+from ci_autofix.fixers.workflows import scan_workflow
 
 _MAX_BYTES = 1024 * 1024
 _MAX_LOCK_BYTES = 16 * 1024 * 1024
@@ -78,6 +80,7 @@ class RepoConfig:
 
 def read_repo_config(root: Path) -> RepoConfig:
     config = RepoConfig()
+    _workflows(config, root)  # first: among equally exact pins, what CI itself installed wins
     pyproject = _toml(root, "pyproject.toml")
     tool = pyproject.get("tool", {}) if isinstance(pyproject.get("tool"), dict) else {}
     for package in PACKAGES:
@@ -226,6 +229,21 @@ def _poetry(config: RepoConfig, poetry: object) -> None:
             spec = value.get("version") if isinstance(value, dict) else value
             if isinstance(spec, str) and (requirement := Requirement.poetry(spec)):
                 _add_pin(config, package, Pin(requirement, source))
+
+
+def _workflows(config: RepoConfig, root: Path) -> None:
+    """Pinned installs in workflows and the tools' own actions configure the tool, and pin it."""
+    directory = root / ".github" / "workflows"
+    if not directory.is_dir():
+        return
+    for path in sorted([*directory.glob("*.yml"), *directory.glob("*.yaml")]):
+        rel = path.relative_to(root).as_posix()
+        for found in scan_workflow(rel, _read(root, rel) or ""):
+            if found.requirement is None:
+                config.note(found.package, f"{rel} (uses its action)")
+                continue
+            config.note(found.package, f"{rel} (installs {found.package}{found.requirement.spec})")
+            _add_pin(config, found.package, Pin(found.requirement, rel))
 
 
 def _locks(config: RepoConfig, root: Path) -> None:
