@@ -1,0 +1,290 @@
+"""Verification on real repositories in temp dirs, with real pytest and ruff, in the scrubbed sandbox."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ci_autofix.sandbox import Sandbox
+from ci_autofix.verify import Evidence, default_setup, reproduce, uses_ruff, verify
+
+TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff live there
+BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+FIXED = BUGGY.replace("a - b", "a + b")
+FAILING = "pytest -q -p no:cacheprovider test_calc.py"
+
+
+def git(root: Path, *args: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    subprocess.run(
+        ["git", "-c", "user.name=dev", "-c", "user.email=dev@example.com", *args],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small repository whose `test_calc.py` fails (no pyproject: nothing to install)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "calc.py").write_text(BUGGY)
+    (root / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    )
+    (root / "test_other.py").write_text(
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    )
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "buggy")
+    return root
+
+
+def sandbox_for(root: Path) -> Sandbox:
+    # Only pytest's own plugins: the project venv's third-party plugins add seconds to every run.
+    path = f"{TOOLS}{os.pathsep}{os.environ['PATH']}"
+    return Sandbox(root, timeout=60, extra_env={"PATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+
+
+def test_a_fix_that_makes_the_failing_test_pass_is_verified(project: Path) -> None:
+    sandbox = sandbox_for(project)
+    before = reproduce(sandbox, [FAILING], timeout=60)
+    assert [(e.command, e.exit_code) for e in before] == [(FAILING, 1)]
+    assert "assert -1 == 5" in before[0].tail
+
+    (project / "calc.py").write_text(FIXED)
+    result = verify(
+        sandbox,
+        [FAILING],
+        before=before,
+        changed_files=["calc.py"],
+        timeout=60,
+        test_command="pytest -q -p no:cacheprovider",
+    )
+    assert result.outcome == "verified", result.reason
+    assert [
+        (p.role, p.before.exit_code if p.before else None, p.after.exit_code) for p in result.evidence
+    ] == [("failing", 1, 0), ("test", None, 0)]
+    assert "1 passed" in result.evidence[0].after.tail
+    text = result.to_markdown()
+    assert "### Verification: verified" in text
+    assert f"| `{FAILING}` | exit 1 | exit 0 |" in text
+
+
+def test_a_fix_that_breaks_another_test_fails(project: Path) -> None:
+    sandbox = sandbox_for(project)
+    before = reproduce(sandbox, [FAILING], timeout=60)
+    (project / "calc.py").write_text(FIXED.replace("a * b", "a ** b"))
+    result = verify(
+        sandbox, [FAILING], before=before, timeout=60, test_command="pytest -q -p no:cacheprovider"
+    )
+    assert result.outcome == "failed"
+    assert "test-command" in result.reason and "exit 1" in result.reason
+    suite = result.evidence[-1].after
+    assert "test_mul" in suite.tail and "assert 8 == 6" in suite.tail
+    assert "assert 8 == 6" in result.to_markdown()  # the new output goes back to the agent
+
+
+def test_a_fix_that_does_not_fix_still_fails_with_the_new_output(project: Path) -> None:
+    sandbox = sandbox_for(project)
+    before = reproduce(sandbox, [FAILING], timeout=60)
+    (project / "calc.py").write_text(BUGGY.replace("a - b", "a - b + 1"))
+    result = verify(sandbox, [FAILING], before=before, timeout=60)
+    assert result.outcome == "failed"
+    assert result.reason == f"`{FAILING}` still fails after the fix (exit 1)."
+    assert "assert 0 == 5" in result.evidence[0].after.tail
+
+
+@pytest.mark.parametrize("command", ["ci-autofix-absent-toolchain test", "mvnw-not-here test && echo done"])
+def test_a_missing_toolchain_is_unverified(project: Path, command: str) -> None:
+    sandbox = sandbox_for(project)
+    before = reproduce(sandbox, [command], timeout=60)
+    assert before[0].missing_tool
+    result = verify(sandbox, [command], before=before, timeout=60)
+    assert result.outcome == "unverified"
+    assert "not installed in this environment" in result.reason
+    assert ("`ci-autofix-absent-toolchain` is" in result.reason) is command.startswith("ci-autofix-absent")
+
+
+def test_a_hanging_command_times_out_and_its_process_group_is_gone(project: Path) -> None:
+    (project / "hang.py").write_text(
+        "import pathlib, subprocess, sys, time\n"
+        "child = subprocess.Popen(['sleep', '600'])\n"
+        "pathlib.Path(sys.argv[1]).write_text(str(child.pid))\n"
+        "time.sleep(600)\n"
+    )
+    pid_file = project.parent / "child.pid"
+    command = f"python hang.py {pid_file}"
+    result = verify(sandbox_for(project), [command], timeout=3)
+    assert result.outcome == "unverified"
+    assert "did not finish within 3s" in result.reason
+    assert result.evidence[0].after.timed_out
+    child = int(pid_file.read_text())
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for a reaper counts as gone)."""
+    for _ in range(50):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        if state == "Z":
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_commands_run_with_the_scrubbed_environment(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "plain-secret-1")
+    monkeypatch.setenv("INPUT_ANTHROPIC-API-KEY", "plain-secret-2")
+    monkeypatch.setenv("GITHUB_TOKEN", "plain-secret-3")
+    monkeypatch.setenv("CI_AUTOFIX_PROBE", "visible")
+    (project / "show_env.py").write_text(
+        "import os\n"
+        "print('SECRETS_SEEN:', sorted(k for k, v in os.environ.items() if 'plain-secret' in v))\n"
+        "print('PROBE:', os.environ.get('CI_AUTOFIX_PROBE'))\n"
+        "raise SystemExit(1)\n"
+    )
+    before = reproduce(sandbox_for(project), ["python show_env.py"], timeout=60)
+    assert before[0].tail.splitlines() == ["SECRETS_SEEN: []", "PROBE: visible"]
+
+
+def test_a_command_that_needs_a_service_is_unverified(project: Path) -> None:
+    (project / "db_check.py").write_text(
+        "import socket, sys\n"
+        "s = socket.socket()\n"
+        "try:\n    s.connect(('127.0.0.1', 9))\n"
+        "except OSError as exc:\n    print('psycopg.OperationalError: connection failed:', exc)\n    sys.exit(2)\n"
+    )
+    result = verify(sandbox_for(project), ["python db_check.py"], timeout=60)
+    assert result.outcome == "unverified"
+    assert "needs a service or network access that is not available here" in result.reason
+
+
+def test_a_failure_that_does_not_reproduce_here_is_unverified(project: Path) -> None:
+    sandbox = sandbox_for(project)
+    passing = "pytest -q -p no:cacheprovider test_other.py"
+    before = reproduce(sandbox, [passing], timeout=60)
+    result = verify(sandbox, [passing], before=before, timeout=60)
+    assert result.outcome == "unverified"
+    assert "passed here before the fix too" in result.reason
+
+
+def test_a_failing_setup_command_is_unverified_and_nothing_else_runs(project: Path) -> None:
+    result = verify(sandbox_for(project), [FAILING], setup_command="make deps-not-there", timeout=60)
+    assert result.outcome == "unverified"
+    assert result.reason.startswith("The environment could not be prepared: the setup `make deps-not-there`")
+    assert result.evidence == [] and result.setup is not None
+
+
+# ---- ruff on the changed files ---------------------------------------------------------------------
+
+
+def test_ruff_reports_only_new_problems_in_changed_files(project: Path) -> None:
+    (project / "ruff.toml").write_text("line-length = 100\n")
+    (project / "legacy.py").write_text("import os\nx=1\n")  # lint debt already there before the fix
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "ruff")
+    sandbox = sandbox_for(project)
+    before = reproduce(sandbox, [FAILING], timeout=60)
+    (project / "calc.py").write_text(FIXED)
+    (project / "legacy.py").write_text("import os\nx=2\n")
+    clean = verify(sandbox, [FAILING], before=before, changed_files=["calc.py", "legacy.py"], timeout=60)
+    assert clean.outcome == "verified", clean.reason
+    lint = {
+        p.command: (p.before.ok if p.before else None, p.after.ok) for p in clean.evidence if p.role == "lint"
+    }
+    assert lint == {
+        "ruff check --no-fix calc.py": (True, True),
+        "ruff check --no-fix legacy.py": (False, False),
+        "ruff format --check calc.py": (True, True),
+        "ruff format --check legacy.py": (False, False),
+    }
+
+    (project / "calc.py").write_text(FIXED.replace("return a + b", "import sys\n    return a+b"))
+    dirty = verify(sandbox, [FAILING], before=before, changed_files=["calc.py"], timeout=60)
+    assert dirty.outcome == "failed"
+    assert "`ruff check --no-fix calc.py` reports new problems" in dirty.reason
+    assert "`ruff format --check calc.py` reports new problems" in dirty.reason
+
+
+def test_uses_ruff(tmp_path: Path) -> None:
+    assert not uses_ruff(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ndev = ["ruff==0.6.0"]\n'
+    )
+    assert uses_ruff(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["E"]\n')
+    assert uses_ruff(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n")
+    assert not uses_ruff(tmp_path)
+
+
+# ---- the default setup of a Python repository -----------------------------------------------------------
+
+
+def test_default_setup_installs_the_project_with_test_extras_groups_and_requirements(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\nversion = "1"\n'
+        '[project.optional-dependencies]\ntest = ["pytest"]\ndocs = ["sphinx"]\ndev = ["ruff"]\n'
+        '[dependency-groups]\ntests = ["hypothesis>=6", {include-group = "lint"}]\nlint = ["ruff"]\n'
+    )
+    (tmp_path / "requirements-dev.txt").write_text("mypy\n")
+    (tmp_path / "requirements-docs.txt").write_text("sphinx\n")
+    python = tmp_path / "env" / "bin" / "python"
+    assert default_setup(tmp_path, python) == [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--quiet",
+        "-e",
+        ".[test,dev]",
+        "hypothesis>=6",
+        "-r",
+        "requirements-dev.txt",
+    ]
+
+
+def test_default_setup_of_a_plain_pyproject_without_extras(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    python = tmp_path / "py"
+    assert default_setup(tmp_path, python)[-2:] == ["-e", "."]  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_default_setup_creates_a_venv_outside_the_workspace_once(project: Path, tmp_path: Path) -> None:
+    (project / "requirements.txt").write_text("# nothing to install\n")
+    env_dir = tmp_path / "env"
+    sandbox = Sandbox(project, timeout=120)  # no tools on PATH: the venv's bin comes first
+    where = "python -c \"import os, sys; print(sys.prefix); print(os.environ['VIRTUAL_ENV'])\""
+    before = reproduce(sandbox, [where], timeout=120, env_dir=env_dir)
+    assert before[0].ok, before[0].tail
+    assert before[0].tail.splitlines() == [str(env_dir), str(env_dir)]
+    assert not (project / "env").exists()
+    result = verify(sandbox, [where], before=before, timeout=120, env_dir=env_dir)
+    assert result.setup is None  # reused: the dependency files did not change
+    (project / "requirements.txt").write_text("# still nothing, but changed\n")
+    again = verify(sandbox, [where], before=before, timeout=120, env_dir=env_dir)
+    assert again.setup is not None and again.setup.ok
+    assert again.setup.command == "pip install -r requirements.txt"
+
+
+def test_evidence_tail_is_redacted() -> None:
+    from ci_autofix.shell import Completed
+
+    token = "ghp_" + "a" * 36
+    evidence = Evidence.of("x", Completed(("x",), 1, f"line\nAuthorization: token {token}\n", 0.1))
+    assert token not in evidence.tail
