@@ -308,6 +308,46 @@ def test_labels_accept_an_object_or_a_bare_array(emu: GitHubEmulator, tmp_path: 
     assert names == ["a", "b"] == emu.labels(REPO, 1)
 
 
+# Required fields of a `workflow_run` object in webhook payloads (octokit/webhooks
+# payload-schemas/api.github.com/common/workflow-run.schema.json).
+WORKFLOW_RUN_REQUIRED = [
+    "id",
+    "name",
+    "node_id",
+    "head_branch",
+    "head_sha",
+    "path",
+    "display_title",
+    "run_number",
+    "run_attempt",
+    "event",
+    "status",
+    "conclusion",
+    "workflow_id",
+    "check_suite_id",
+    "check_suite_node_id",
+    "url",
+    "html_url",
+    "pull_requests",
+    "created_at",
+    "updated_at",
+    "run_started_at",
+    "previous_attempt_url",
+    "actor",
+    "triggering_actor",
+    "head_commit",
+    "head_repository",
+    "repository",
+    "jobs_url",
+    "logs_url",
+    "check_suite_url",
+    "artifacts_url",
+    "cancel_url",
+    "rerun_url",
+    "workflow_url",
+]
+
+
 def test_webhook_payloads(emu: GitHubEmulator) -> None:
     sha = emu.branch_sha(REPO, "main") or ""
     run = emu.add_workflow_run(
@@ -315,6 +355,9 @@ def test_webhook_payloads(emu: GitHubEmulator) -> None:
     )
     event = emu.workflow_run_event(run)
     assert event["action"] == "completed" and event["sender"]["login"] == "alice"
+    assert set(event) >= {"action", "workflow_run", "workflow", "repository", "sender"}
+    assert set(WORKFLOW_RUN_REQUIRED) <= set(event["workflow_run"])
+    assert set(event["workflow"]) >= {"id", "name", "path", "state", "url", "html_url", "badge_url"}
     wr = event["workflow_run"]
     assert (wr["id"], wr["head_sha"], wr["conclusion"], wr["path"], wr["run_attempt"]) == (
         run.id,

@@ -168,6 +168,18 @@ def test_job_log_follows_the_redirect_without_authorization(world: World) -> Non
     assert [r.status for r in blob] == [200]  # the blob host answers 403 to any Authorization header
 
 
+def test_job_log_sends_no_credentials_even_from_netrc(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password hunter2\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    run = failing_run(world)
+    assert world.gh.job_log(run.jobs[0].id).endswith(b"lint log\n")  # type: ignore[attr-defined]
+    assert [r.status for r in world.emu.requests if r.server == "blob"] == [200]
+
+
 def test_expired_log_halts(world: World) -> None:
     run = failing_run(world)
     job_id = run.jobs[0].id  # type: ignore[attr-defined]

@@ -127,8 +127,11 @@ class ClientSettings:
     backoff_factor: float = 1.0
     secondary_rate_wait: float = 60.0
     max_rate_limit_wait: float = 120.0  # longer waits fail with "retry after …" instead of blocking the job
-    seconds_between_requests: float = 0.25
-    seconds_between_writes: float = 1.0
+    # PyGithub throttles every call by default (0.25 s, 1 s for writes) for bulk clients; one run
+    # makes a handful of writes, far below GitHub's secondary limits (80 content-creating
+    # requests a minute), so a short pause between writes is enough.
+    seconds_between_requests: float = 0.0
+    seconds_between_writes: float = 0.2
 
 
 class GitHubError(UserError):
@@ -262,9 +265,12 @@ class GitHub:
         if not location:
             raise Halt(HaltReason.LOGS_UNAVAILABLE, f"GitHub gave no log location for job {job_id}.")
         try:
-            with requests.Session() as session:  # a fresh session: no Authorization, no stored credentials
-                session.trust_env = False
-                response = session.get(location, timeout=self.settings.timeout, allow_redirects=True)
+            with (
+                requests.Session() as session
+            ):  # a fresh session: proxies from the environment, no credentials
+                response = session.get(
+                    location, timeout=self.settings.timeout, allow_redirects=True, auth=_without_authorization
+                )
         except requests.RequestException as exc:
             raise UserError(
                 f"The log of job {job_id} could not be downloaded ({type(exc).__name__}).",
@@ -477,6 +483,12 @@ def has_dispatch_trigger(workflow_text: str) -> bool:
     """Whether a workflow file's text names the `workflow_dispatch` event (comments ignored)."""
     lines = [re.sub(r"(^|\s)#.*$", "", line) for line in workflow_text.splitlines()]
     return re.search(r"(?<![\w-])workflow_dispatch(?![\w-])", "\n".join(lines)) is not None
+
+
+def _without_authorization(request: requests.PreparedRequest) -> requests.PreparedRequest:
+    """Auth hook for the signed log URL: it must carry no `Authorization` (not even from .netrc)."""
+    request.headers.pop("Authorization", None)
+    return request
 
 
 # ---- conversions ------------------------------------------------------------------------------------
