@@ -194,3 +194,9 @@ def test_the_fake_runs_standalone_from_a_script_file(tmp_path: Path) -> None:
     finally:
         process.terminate()
         assert process.wait(timeout=10) == 0
+
+
+def test_importing_the_agent_does_not_import_the_sdk() -> None:
+    probe = "import sys, ci_autofix.agent, ci_autofix.agent.loop; print('anthropic' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -240,3 +240,14 @@ def test_text_blocks_in_tool_turns_are_kept_in_history(
     assert history[1]["content"][0] == {"type": "text", "text": "Looking."}
     listing = history[2]["content"][0]["content"]
     assert "calc.py" in listing and "build/" not in listing and ".git/" not in listing
+
+
+def test_thinking_blocks_go_back_unchanged_and_never_carry_a_breakpoint(
+    sandbox: Sandbox, llm: LLM, messages_api: FakeMessagesAPI
+) -> None:
+    thinking = {"type": "thinking", "thinking": "Maybe the sign.", "signature": "sig-abc"}
+    messages_api.push(reply(thinking, stop_reason="pause_turn"), reply(tool_use("finish", FINISH)))
+    run_agent(request(), llm=llm, sandbox=sandbox)
+    second = messages_api.bodies[1]["messages"]
+    assert second[1]["content"] == [thinking]
+    assert "cache_control" in second[0]["content"][-1]  # the newest block that may carry one

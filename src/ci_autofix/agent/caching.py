@@ -16,6 +16,7 @@ from typing import Any
 
 MAX_BREAKPOINTS = 4
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+MARKABLE = frozenset({"text", "tool_use", "tool_result", "image", "document"})
 
 
 def mark(block: dict[str, Any]) -> dict[str, Any]:
@@ -48,11 +49,21 @@ def with_breakpoints(
     if pinned is not None:
         m, b = pinned
         out_messages[m]["content"][b] = mark(out_messages[m]["content"][b])
-    if out_messages:
-        last = out_messages[-1]["content"]
-        last[-1] = mark(copy.copy(last[-1]))
+    if newest := _newest_markable(out_messages):
+        m, b = newest
+        out_messages[m]["content"][b] = mark(copy.copy(out_messages[m]["content"][b]))
     assert count_breakpoints(out_tools, out_system, out_messages) <= MAX_BREAKPOINTS
     return out_tools, out_system, out_messages
+
+
+def _newest_markable(messages: Sequence[dict[str, Any]]) -> tuple[int, int] | None:
+    """The last block that may carry `cache_control` (thinking blocks may not)."""
+    for m in range(len(messages) - 1, -1, -1):
+        content = messages[m]["content"]
+        for b in range(len(content) - 1, -1, -1):
+            if content[b].get("type") in MARKABLE:
+                return m, b
+    return None
 
 
 def count_breakpoints(
