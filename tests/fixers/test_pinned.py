@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import plan_fixers, run_fixers
+from ci_autofix.fixers.install import Tool, Toolbox
+from ci_autofix.fixers.versions import Requirement
 from ci_autofix.sandbox import Sandbox
 
 OLD_RUFF = "0.8.6"
@@ -108,3 +112,19 @@ def test_without_a_pin_the_tools_dir_is_not_needed(project: Project, tmp_path: P
     plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=blocked / "tools", timeout=60)
     assert (run.version, run.changed_files, run.skipped_reason) == (own_version("ruff"), ["demo.py"], None)
+
+
+@pytest.mark.slow
+def test_without_pip_in_our_interpreter_the_environment_brings_its_own(tmp_path: Path) -> None:
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    assert (
+        subprocess.run([bare / "bin" / "python", "-m", "pip", "--version"], capture_output=True).returncode
+        != 0
+    )
+    toolbox = Toolbox(tmp_path / "tools", timeout=300, python=bare / "bin" / "python")
+    tool = toolbox.tool("ruff", Requirement(f"=={OLD_RUFF}"))
+    assert tool == Tool(tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "ruff", OLD_RUFF, installed=True)
+    assert (
+        tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "pip"
+    ).is_file()  # ensurepip's, used for the install

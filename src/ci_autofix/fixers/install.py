@@ -41,10 +41,12 @@ class Unavailable:
 class Toolbox:
     """Finds or installs tools; an installation is reused by later calls (same `tools_dir`)."""
 
-    def __init__(self, tools_dir: Path, *, timeout: float) -> None:
+    def __init__(self, tools_dir: Path, *, timeout: float, python: Path | None = None) -> None:
         self.tools_dir = tools_dir
         self.timeout = timeout
+        self.python = python or Path(sys.executable)  # makes the environments (and runs pip, if it has it)
         self._own: dict[str, Tool | Unavailable] = {}
+        self._pip: bool | None = None
 
     def tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
         try:
@@ -86,20 +88,22 @@ class Toolbox:
             shutil.rmtree(target, ignore_errors=True)
         self.tools_dir.mkdir(parents=True, exist_ok=True)
         spec = f"{package}{requirement.spec}"
-        steps = (
-            [sys.executable, "-m", "venv", str(target)],
-            [
-                str(target / "bin" / "python"),
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--only-binary=:all:",
-                "--quiet",
-                spec,
-            ],
-        )
+        pip_options = [
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--only-binary=:all:",
+            "--quiet",
+            spec,
+        ]
+        venv_python = str(target / "bin" / "python")
+        if self._has_pip():  # no pip inside the environment: ours installs into it (seconds faster)
+            steps = [
+                [str(self.python), "-m", "venv", "--without-pip", str(target)],
+                [str(self.python), "-m", "pip", "--python", venv_python, *pip_options],
+            ]
+        else:
+            steps = [[str(self.python), "-m", "venv", str(target)], [venv_python, "-m", "pip", *pip_options]]
         for argv in steps:
             result = shell.run(argv, cwd=self.tools_dir, env=_pip_env(), timeout=self.timeout)
             if not result.ok:
@@ -115,6 +119,19 @@ class Toolbox:
         if isinstance(tool, Tool):
             (target / _READY).write_text(tool.version + "\n")
         return tool
+
+    def _has_pip(self) -> bool:
+        """Whether our interpreter has a pip that can install into another environment (`--python`, 22.3+)."""
+        if self._pip is None:
+            result = shell.run(
+                [str(self.python), "-m", "pip", "--version"],
+                cwd=self.python.parent,
+                env=_pip_env(),
+                timeout=60,
+            )
+            match = re.match(r"pip (\d+)\.(\d+)", result.output)
+            self._pip = bool(result.ok and match and (int(match.group(1)), int(match.group(2))) >= (22, 3))
+        return self._pip
 
     def _probe(self, package: str, executable: Path, *, installed: bool) -> Tool | Unavailable:
         fixer = next(f for f in FIXERS if f.package == package)
