@@ -3,6 +3,7 @@ emulator and the Messages fake on 127.0.0.1. Skipped unless CI_AUTOFIX_IMAGE nam
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,6 +27,14 @@ def _git(repo: Path, *args: str) -> str:
 
 def _emulator_env(emu: GitHubEmulator) -> dict[str, str]:
     return {"GITHUB_API_URL": emu.api_url, "GITHUB_SERVER_URL": emu.server_url, "GITHUB_REPOSITORY": REPO}
+
+
+def _unmasked(result: ContainerRun) -> str:
+    """What the run printed and wrote, but its `::add-mask::` commands (which must name the secret)."""
+    printed = "\n".join(
+        line for line in (result.stdout + result.stderr).splitlines() if "::add-mask::" not in line
+    )
+    return printed + result.summary + json.dumps(result.outputs)
 
 
 def _minimal_run_event(conclusion: str) -> dict[str, Any]:
@@ -77,7 +86,7 @@ def test_a_successful_run_halts_not_a_failure_before_any_api_call(
     assert result.outputs["reason"] == "not-a-failure", result.explain()
     assert "success" in result.stdout + result.stderr, result.explain()
     assert github_emulator.api_requests() == []
-    assert github_emulator.token not in result.stdout + result.stderr + result.summary
+    assert github_emulator.token not in _unmasked(result), result.explain()
 
 
 def test_fail_on_halt_makes_the_halt_fail_the_step(image: str, tmp_path: Path) -> None:
@@ -204,9 +213,12 @@ def _check_propose(emu: GitHubEmulator, result: ContainerRun, run: Run, sha: str
     users, _teams = emu.review_requests(REPO, pulls[0].number)
     assert AUTHOR[0] in users
     assert "ci-autofix" in emu.labels(REPO, pulls[0].number)
-    assert "ruff format" in result.summary, result.explain()
     assert "widgets.py" in result.summary, result.explain()
-    assert emu.token not in result.stdout + result.stderr + result.summary
+    assert "+PI = 3.14" in result.summary, result.explain()  # the diff is shown
+    assert f"pull/{pulls[0].number}" in result.summary, result.explain()
+    # the fix was checked by re-running the failing command in the container
+    assert json.loads(out["result-json"])["details"]["verification"] == "verified", result.explain()
+    assert emu.token not in _unmasked(result), result.explain()
 
 
 CHECKS: dict[str, Callable[[GitHubEmulator, ContainerRun, Run, str, str], None]] = {"propose": _check_propose}
@@ -232,4 +244,4 @@ def test_a_complete_run_in_the_image(
         # the deterministic fixer suffices: the model is never asked
         assert messages.message_requests == [], result.explain()
     CHECKS[mode](emu, result, run, sha, expected_diff)
-    assert "sk-ant-test-key" not in result.stdout + result.stderr + result.summary
+    assert "sk-ant-test-key" not in _unmasked(result), result.explain()
