@@ -539,3 +539,29 @@ def test_runner_sim_runs_the_action_with_hyphenated_inputs(emu: GitHubEmulator, 
         event_name="workflow_run", event=event, workspace=tmp_path / "src", inputs={"fail-on-halt": "true"}
     )
     assert failing.exit_code != 0 and failing.outputs["status"] == "halted"
+
+
+def test_matching_refs_and_run_log_zip(emu: GitHubEmulator) -> None:
+    import io
+    import zipfile
+
+    sha = emu.branch_sha(REPO, "main") or ""
+    for name in ("ci-autofix/main/1", "ci-autofix/main/2", "ci-autofixes"):
+        assert api(emu, "POST", f"/repos/{REPO}/git/refs", {"ref": f"refs/heads/{name}", "sha": sha}).ok
+    listed = api(emu, "GET", f"/repos/{REPO}/git/matching-refs/heads/ci-autofix/").json()
+    assert [item["ref"] for item in listed] == [
+        "refs/heads/ci-autofix/main/1",
+        "refs/heads/ci-autofix/main/2",
+    ]
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "main",
+        sha,
+        jobs=[JobSpec("lint", log=b"lint says no\n"), JobSpec("test", log=b"ok\n")],
+    )
+    redirect = api(emu, "GET", f"/repos/{REPO}/actions/runs/{run.id}/logs", allow_redirects=False)
+    assert redirect.status_code == 302
+    archive = zipfile.ZipFile(io.BytesIO(requests.get(redirect.headers["Location"], timeout=10).content))
+    assert archive.namelist() == ["0_lint.txt", "1_test.txt"]
+    assert archive.read("0_lint.txt") == b"\xef\xbb\xbflint says no\n"

@@ -415,6 +415,14 @@ def test_secondary_rate_limit_is_retried(world: World) -> None:
     assert [r.status for r in world.emu.api_requests("GET", r"/pulls/1$")] == [403, 200]
 
 
+def test_rate_limit_that_outlasts_the_retries(world: World) -> None:
+    world.emu.rate_limit("GET", r"/pulls/1$", kind="secondary", retry_after=0, times=None)
+    with pytest.raises(UserError) as caught:
+        world.gh.get_pull(1)
+    assert "rate limit" in caught.value.cause and "retrying did not help" in caught.value.cause
+    assert len(world.emu.api_requests("GET", r"/pulls/1$")) == 3  # first try + 2 retries
+
+
 def test_429_is_a_rate_limit(world: World) -> None:
     world.emu.rate_limit("POST", r"/comments$", kind="secondary", status=429, retry_after=600, times=None)
     world.emu.add_pull(REPO, "feature/login", "main")

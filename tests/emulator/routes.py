@@ -525,11 +525,11 @@ class Routes:
 
     @route("GET", r"/git/matching-refs/(?P<ref>.+)")
     def matching_refs(self: GitHubEmulator, r: Repo, ref: str, **_: Any) -> Result:
-        refs = r.bare.refs(f"refs/{ref}".rstrip("/") if ref.endswith("/") else "refs/")
+        prefix = f"refs/{ref}"
         items = [
             self.shapes.git_ref(self._repo_api(r), name, sha)
-            for name, sha in sorted(refs.items())
-            if name.startswith(f"refs/{ref}")
+            for name, sha in sorted(r.bare.refs().items())
+            if name.startswith(prefix)
         ]
         return 200, items, []
 

@@ -175,7 +175,7 @@ class Shapes:
             "node_id": node_id("LA", lid),
             "url": f"{repo_api}/labels/{name}",
             "name": name,
-            "description": None,
+            "description": "",  # `pull-request-simple` requires a string here
             "color": "ededed",
             "default": False,
         }
