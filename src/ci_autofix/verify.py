@@ -20,6 +20,7 @@ a timeout, a setup that failed, or a failure that did not happen here before the
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -27,12 +28,13 @@ import re
 import sys
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ci_autofix import shell
+from ci_autofix.git import Git
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox, command_argv
 
@@ -271,6 +273,36 @@ def prepare(sandbox: Sandbox, setup_command: str, *, env_dir: Path | None, timeo
     return _Prepared(inner, setup)
 
 
+def _untracked(root: Path) -> set[str] | None:
+    """Untracked, not ignored files: what would end up in the fix's snapshot. None outside a git checkout."""
+    if not (root / ".git").exists():
+        return None
+    listed = Git(root).run("ls-files", "--others", "--exclude-standard", "-z", check=False)
+    return {p for p in listed.output.split("\0") if p} if listed.ok else None
+
+
+@contextlib.contextmanager
+def _leave_no_files(root: Path) -> Iterator[None]:
+    """Remove the untracked files that appear meanwhile (egg-info, build/, test outputs), so that
+    preparing and running commands never adds files to the fix."""
+    before = _untracked(root)
+    try:
+        yield
+    finally:
+        after = _untracked(root) if before is not None else None
+        for rel in sorted((after or set()) - (before or set()), reverse=True):
+            path = root / rel
+            with contextlib.suppress(OSError):
+                path.unlink()
+            parent = path.parent
+            while parent != root and root in parent.parents:
+                try:
+                    parent.rmdir()
+                except OSError:
+                    break
+                parent = parent.parent
+
+
 # ---- before and after ---------------------------------------------------------------------------
 
 
@@ -283,6 +315,13 @@ def reproduce(
     env_dir: Path | None = None,
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use."""
+    with _leave_no_files(sandbox.root):
+        return _reproduce(sandbox, commands, timeout=timeout, setup_command=setup_command, env_dir=env_dir)
+
+
+def _reproduce(
+    sandbox: Sandbox, commands: Sequence[str], *, timeout: float, setup_command: str, env_dir: Path | None
+) -> list[Evidence]:
     prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout)
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
@@ -303,7 +342,34 @@ def verify(
     timeout: float,
     env_dir: Path | None = None,
 ) -> Verification:
-    """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge."""
+    """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge.
+
+    Files the setup and the commands create (and git would not ignore) are removed afterwards.
+    """
+    with _leave_no_files(sandbox.root):
+        return _verify(
+            sandbox,
+            commands,
+            setup_command=setup_command,
+            test_command=test_command,
+            changed_files=changed_files,
+            before=before,
+            timeout=timeout,
+            env_dir=env_dir,
+        )
+
+
+def _verify(
+    sandbox: Sandbox,
+    commands: Sequence[str],
+    *,
+    setup_command: str,
+    test_command: str,
+    changed_files: Sequence[str],
+    before: Sequence[Evidence],
+    timeout: float,
+    env_dir: Path | None,
+) -> Verification:
     prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout)
     setup = prepared.setup
     if setup is not None and not setup.ok:
