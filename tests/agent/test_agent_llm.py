@@ -80,6 +80,8 @@ def test_prices_for_model_id_spellings() -> None:
     assert price_for("claude-sonnet-5-5", table).input == 2.0
     assert price_for("claude-sonnet-4-5-20250929", table) == table["claude-sonnet-4-5"]
     assert price_for("anthropic.claude-opus-4-6-v1", table) == table["claude-opus-4-6"]
+    assert price_for("us.anthropic.claude-sonnet-4-5-20250929-v1:0", table) == table["claude-sonnet-4-5"]
+    assert price_for("claude-sonnet-4-5@20250929", table) == table["claude-sonnet-4-5"]
     assert price_for("claude-sonnet-5-5[1m]", table) == table["claude-sonnet-5-5"]
     assert price_for("claude-sonnet-9", table).input == 3.0  # unknown: the family's dearest
     assert price_for("mystery-model", table).input == 15.0  # unknown family: dearer still

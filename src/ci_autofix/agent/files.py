@@ -13,6 +13,7 @@ from ci_autofix.sandbox import Sandbox, SandboxViolation
 
 MAX_FILES = 50_000
 MAX_SEARCH_FILE_BYTES = 1024 * 1024
+MAX_SEARCH_TOTAL_BYTES = 200 * 1024 * 1024
 _SKIP_DIRS = {
     ".git",
     "node_modules",
@@ -119,15 +120,22 @@ def search(
     lines_out: list[str] = []
     total = 0
     files_hit = 0
+    scanned = 0
     for rel in repo_files(sandbox):
         if not _under(rel, prefix):
             continue
+        if scanned > MAX_SEARCH_TOTAL_BYTES:
+            lines_out.append(
+                f"[... stopped after {MAX_SEARCH_TOTAL_BYTES // 1024 // 1024} MB: narrow the path or glob]"
+            )
+            break
         if glob and not (fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)):
             continue
         target = _readable(sandbox, rel)
         if target is None or not target.is_file() or target.stat().st_size > MAX_SEARCH_FILE_BYTES:
             continue
         data = target.read_bytes()
+        scanned += len(data)
         if b"\0" in data[:8192]:
             continue
         hit = False

@@ -108,7 +108,9 @@ class Usage:
 def _base_model(model: str) -> str:
     """`anthropic.claude-sonnet-5-5-v1:0`, `claude-sonnet-4-5-20250929`, `claude-sonnet-5-5[1m]` → the table id."""
     name = model.lower().split("/")[-1]
-    name = name.removeprefix("anthropic.").removeprefix("us.").removeprefix("eu.").removeprefix("global.")
+    for region in ("us.", "eu.", "apac.", "jp.", "au.", "global."):
+        name = name.removeprefix(region)
+    name = name.removeprefix("anthropic.")
     name = name.split("[")[0].split("@")[0].split(":")[0]
     if name.endswith("-v1") or name.endswith("-v2"):
         name = name[:-3]
