@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT
-from ci_autofix.fixers.commands import fix_arguments, read_commands
+from ci_autofix.fixers.commands import fix_arguments, read_commands, simple_commands
 
 
 @pytest.mark.parametrize(
@@ -105,3 +105,21 @@ def test_other_commands_name_no_fixer(command: str) -> None:
 def test_fix_arguments_drop_report_flags_and_keep_the_rest(fixer, args, options, paths) -> None:  # type: ignore[no-untyped-def]
     result = fix_arguments(fixer, args)
     assert (list(result.options), list(result.paths)) == (options, paths)
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (
+            "ruff format --check . 2>&1 | tee out.log",
+            [["ruff", "format", "--check", "."], ["tee", "out.log"]],
+        ),
+        ("black --check src > report.txt", [["black", "--check", "src"]]),
+        ("isort -c . &>/dev/null || exit 1", [["isort", "-c", "."], ["exit", "1"]]),
+        ('echo "a && b > c"; ruff check', [["echo", "a && b > c"], ["ruff", "check"]]),
+        ("ruff check . # lint", [["ruff", "check", "."]]),
+        ("black --check 'unterminated", []),
+    ],
+)
+def test_simple_commands_split_operators_and_drop_redirections(command: str, words: list[list[str]]) -> None:
+    assert list(simple_commands(command)) == words

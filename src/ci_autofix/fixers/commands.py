@@ -17,7 +17,6 @@ from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fix
 from ci_autofix.fixers.versions import is_version
 from ci_autofix.fixers.workflows import action_package
 
-_OPERATORS = frozenset({"&&", "||", ";", "|", "|&", "&", "(", ")", ";;"})
 _RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pixi", "tox"})
 _PREFIXES = frozenset({"time", "exec", "command", "nice", "xargs", "env"})
 _PYTHON_RE = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
@@ -71,7 +70,7 @@ def simple_commands(command: str) -> Iterator[list[str]]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
         lexer.commenters = "#"
         try:
@@ -79,8 +78,15 @@ def simple_commands(command: str) -> Iterator[list[str]]:
         except ValueError:
             continue
         words: list[str] = []
+        redirect = False
         for token in tokens:
-            if token in _OPERATORS or set(token) <= set(";&|()"):
+            if set(token) & set("<>") and set(token) <= set("<>&"):  # `>`, `2>&1`, `&>`: drop with the target
+                if words and words[-1].isdigit():
+                    words.pop()
+                redirect = True
+            elif redirect:
+                redirect = False
+            elif set(token) <= set(";&|()"):
                 if words:
                     yield words
                 words = []
