@@ -565,3 +565,34 @@ def test_matching_refs_and_run_log_zip(emu: GitHubEmulator) -> None:
     archive = zipfile.ZipFile(io.BytesIO(requests.get(redirect.headers["Location"], timeout=10).content))
     assert archive.namelist() == ["0_lint.txt", "1_test.txt"]
     assert archive.read("0_lint.txt") == b"\xef\xbb\xbflint says no\n"
+
+
+def test_default_token_cannot_push_workflow_files(emu: GitHubEmulator, tmp_path: Path) -> None:
+    auth = auth_env(emu.server_url, emu.token)
+    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    work = tmp_path / "work"
+    commit(work, {".github/workflows/ci.yml": "on: push\n"}, "Touch CI")
+    refused = run_git(work, "push", "origin", "HEAD:refs/heads/wf", env=auth)
+    assert refused.returncode == 1
+    assert (
+        "refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml`"
+        in refused.stderr
+    )
+    assert emu.branch_sha(REPO, "wf") is None
+    emu.add_token("ghp_personalAccessToken0123456789", "alice")
+    pat = auth_env(emu.server_url, "ghp_personalAccessToken0123456789")
+    assert run_git(work, "push", "-q", "origin", "HEAD:refs/heads/wf", env=pat).returncode == 0
+    assert emu.branch_sha(REPO, "wf") == git(work, "rev-parse", "HEAD")
+
+
+def test_push_without_contents_write(emu: GitHubEmulator, tmp_path: Path) -> None:
+    auth = auth_env(emu.server_url, emu.token)
+    assert run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth).returncode == 0
+    emu.forbid_push()
+    work = tmp_path / "work"
+    commit(work, {"x.txt": "x\n"}, "X")
+    denied = run_git(work, "push", "origin", "HEAD:refs/heads/x", env=auth)
+    assert denied.returncode != 0 and "403" in denied.stderr
+    assert (
+        run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "again", env=auth).returncode == 0
+    )  # reads work

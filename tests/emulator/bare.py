@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,10 @@ class BareRepo:
         git(path, "init", "--bare", "-q", f"--initial-branch={default_branch}", ".")
         git(path, "config", "http.receivepack", "true")
         git(path, "config", "receive.denyDeleteCurrent", "false")
+        hook = path / "hooks" / "pre-receive"
+        hook.parent.mkdir(exist_ok=True)
+        hook.write_text(_PRE_RECEIVE.replace("PYTHON", sys.executable), encoding="utf-8")
+        hook.chmod(0o755)
         return cls(path)
 
     def push_from(self, source: Path) -> None:
@@ -120,6 +125,29 @@ class BareRepo:
         return git(self.path, "rev-parse", f"{rev}:{path}").stdout.decode().strip()
 
 
+# GitHub refuses pushes that touch workflow files unless the token has the `workflows`
+# permission (GITHUB_TOKEN never has it). The emulator tells the hook through the environment.
+_PRE_RECEIVE = """#!PYTHON
+import os, subprocess, sys
+
+if os.environ.get("GH_EMULATOR_WORKFLOWS") != "0":  # only pushes over HTTP with a GITHUB_TOKEN-like token
+    sys.exit(0)
+zero = "0" * 40
+for line in sys.stdin:
+    old, new, ref = line.split()
+    if new == zero:
+        continue
+    span = [new, "--not", "--all"] if old == zero else [old + ".." + new]
+    names = subprocess.run(["git", "log", "--format=", "--name-only", *span], capture_output=True,
+                           text=True, check=False).stdout.split()
+    for name in names:
+        if name.startswith(".github/workflows/"):
+            print("refusing to allow a GitHub App to create or update workflow `" + name
+                  + "` without `workflows` permission", file=sys.stderr)
+            sys.exit(1)
+"""
+
+
 @dataclass(frozen=True)
 class CgiResponse:
     status: int
@@ -128,7 +156,13 @@ class CgiResponse:
 
 
 def http_backend(
-    project_root: Path, method: str, path_info: str, query: str, headers: dict[str, str], body: bytes
+    project_root: Path,
+    method: str,
+    path_info: str,
+    query: str,
+    headers: dict[str, str],
+    body: bytes,
+    extra_env: dict[str, str] | None = None,
 ) -> CgiResponse:
     """Run `git http-backend` (CGI) for one smart-HTTP request."""
     env = _env()
@@ -147,6 +181,7 @@ def http_backend(
             "SERVER_PROTOCOL": "HTTP/1.1",
         }
     )
+    env.update(extra_env or {})
     if "git-protocol" in headers:
         env["GIT_PROTOCOL"] = headers["git-protocol"]
     if "content-encoding" in headers:

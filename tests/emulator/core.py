@@ -65,6 +65,8 @@ class GitHubEmulator(Routes):
         self.git_root = root / "git"
         self.git_root.mkdir(parents=True, exist_ok=True)
         self.tokens: dict[str, str] = {DEFAULT_TOKEN: BOT}
+        self.push_allowed: dict[str, bool] = {DEFAULT_TOKEN: True}
+        self.workflows_allowed: dict[str, bool] = {DEFAULT_TOKEN: False}
         self.token = DEFAULT_TOKEN
         self.users: dict[str, tuple[int, str | None]] = {}
         self.user_permissions: dict[str, str] = {}
@@ -113,9 +115,12 @@ class GitHubEmulator(Routes):
         return next(self._ids)
 
     # ---- seeding ------------------------------------------------------------------------------
-    def add_token(self, token: str, login: str) -> None:
-        """Accept another token, acting as `login`."""
+    def add_token(self, token: str, login: str, *, push: bool = True, workflows: bool = True) -> None:
+        """Accept another token, acting as `login` (a PAT or App token: by default it may push and
+        may change workflow files, unlike the default token, which plays `GITHUB_TOKEN`)."""
         self.tokens[token] = login
+        self.push_allowed[token] = push
+        self.workflows_allowed[token] = workflows
         if login not in self.users:
             self.add_user(login)
 
@@ -333,6 +338,11 @@ class GitHubEmulator(Routes):
             headers["retry-after"] = str(retry_after)
         self.fail(method, path_regex, status, error_body(status, message, docs), headers, times)
 
+    def forbid_push(self, token: str | None = None) -> None:
+        """Pushes with `token` (default: the default token) fail with GitHub's 403, as without
+        `contents: write`."""
+        self.push_allowed[token or self.token] = False
+
     def deny(self, method: str, path_regex: str, permission: str = "pull_requests=write") -> None:
         """The token lacks `permission`: matching requests get GitHub's 403 for integrations."""
         self.denials.append(Denial(method.upper(), re.compile(path_regex), permission))
@@ -456,9 +466,21 @@ class GitHubEmulator(Routes):
         if full not in self.repos:
             self._record(request, 404, None, "git")
             return Response(404, b"Repository not found.\n", [("Content-Type", "text/plain")])
+        pushing = "git-receive-pack" in request.path or "service=git-receive-pack" in request.query
+        if pushing and not self.push_allowed.get(token, True):
+            self._record(request, 403, None, "git")
+            text = f"Permission to {full}.git denied to {self.tokens[token]}.\n"
+            return Response(403, text.encode(), [("Content-Type", "text/plain")])
+        workflows = "1" if self.workflows_allowed.get(token, True) else "0"
         with self._lock:
             cgi = http_backend(
-                self.git_root, request.method, request.path, request.query, request.headers, request.body
+                self.git_root,
+                request.method,
+                request.path,
+                request.query,
+                request.headers,
+                request.body,
+                {"GH_EMULATOR_WORKFLOWS": workflows},
             )
         self._record(request, cgi.status, None, "git")
         return Response(cgi.status, cgi.body, cgi.headers)
