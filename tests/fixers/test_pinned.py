@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import http.server
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import plan_fixers, run_fixers
-from ci_autofix.fixers.install import Tool, Toolbox
+from ci_autofix.fixers.install import Tool, Toolbox, _pip_env
 from ci_autofix.fixers.versions import Requirement
 from ci_autofix.sandbox import Sandbox
 
@@ -128,3 +132,55 @@ def test_without_pip_in_our_interpreter_the_environment_brings_its_own(tmp_path:
     assert (
         tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "pip"
     ).is_file()  # ensurepip's, used for the install
+
+
+class _Index(http.server.BaseHTTPRequestHandler):
+    """A package index that knows no files and remembers who asked for what."""
+
+    seen: ClassVar[list[tuple[str, str]]] = []
+
+    def do_GET(self) -> None:
+        type(self).seen.append((self.path, self.headers.get("Authorization", "")))
+        body = b"<!DOCTYPE html><html><body></body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def index() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Index)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{server.server_address[0]}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.slow
+def test_pip_uses_the_configured_index_without_our_tokens(
+    project: Project, tmp_path: Path, index: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PIP_INDEX_URL", index.replace("http://", "http://reader:index-password@") + "/simple")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_" + "x" * 36)
+    _broken_project(project, "ruff==0.0.0.2\n")
+    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    _Index.seen.clear()
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=120)
+    assert run.skipped_reason is not None and run.skipped_reason.startswith("installing ruff==0.0.0.2 failed")
+    assert "index-password" not in run.skipped_reason
+    paths = [path for path, _ in _Index.seen]
+    assert "/simple/ruff/" in paths  # the index from the environment was asked
+    own_credentials = "Basic cmVhZGVyOmluZGV4LXBhc3N3b3Jk"  # reader:index-password
+    assert {auth for _, auth in _Index.seen} <= {"", own_credentials}
+    env = _pip_env()
+    assert "GITHUB_TOKEN" not in env
+    assert env["PIP_INDEX_URL"].endswith("@127.0.0.1:" + index.rsplit(":", 1)[1] + "/simple")
