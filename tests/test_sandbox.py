@@ -226,3 +226,13 @@ def test_commands_run_in_the_workspace(repo: Path) -> None:
     result = Sandbox(repo).run([sys.executable, "-c", "import os; print(os.getcwd())"])
     assert result.output.strip() == str(repo.resolve())
     assert os.path.samefile(result.output.strip(), repo)
+
+
+def test_paths_resolved_for_writing_are_remembered(repo: Path) -> None:
+    sandbox = Sandbox(repo)
+    sandbox.resolve("src/app.py")
+    sandbox.resolve("src/new.py", write=True)
+    sandbox.resolve("./src/../notes.md", write=True)
+    with pytest.raises(SandboxViolation):
+        sandbox.resolve(".github/workflows/ci.yml", write=True)
+    assert sandbox.written == {"src/new.py", "notes.md"}

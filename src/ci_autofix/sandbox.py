@@ -44,6 +44,9 @@ class Sandbox:
     timeout: float = 600
     max_output: int = shell.DEFAULT_MAX_OUTPUT
     extra_env: Mapping[str, str] = field(default_factory=dict)
+    # Paths handed out for writing: the only new files a fix may add (build artefacts and caches
+    # that commands leave behind are not part of it).
+    written: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
@@ -75,6 +78,8 @@ class Sandbox:
             raise SandboxViolation(f"{rel} is inside .git/; the repository's git data is off limits")
         if write and (pattern := self.protected_by(str(rel))):
             raise SandboxViolation(f"{rel} is protected ({pattern}) and cannot be changed by a fix")
+        if write:
+            self.written.add(str(rel))
         return self.root / rel
 
     def protected_by(self, rel: str) -> str | None:
@@ -83,13 +88,25 @@ class Sandbox:
     # ---- commands --------------------------------------------------------------------------------
     def env(self) -> dict[str, str]:
         home = self.root / ".git" / "ci-autofix-home"
-        return shell.scrubbed_env(extra={"HOME": str(home) if home.is_dir() else os.environ.get("HOME") or tempfile.gettempdir(),
-                                         "CI": "true", **self.extra_env})
+        return shell.scrubbed_env(
+            extra={
+                "HOME": str(home) if home.is_dir() else os.environ.get("HOME") or tempfile.gettempdir(),
+                "CI": "true",
+                **self.extra_env,
+            }
+        )
 
     def run(self, argv: Sequence[str], *, timeout: float | None = None) -> shell.Completed:
         with self.quarantine():
-            return shell.run(argv, cwd=self.root, env=self.env(), timeout=timeout or self.timeout,
-                             max_output=self.max_output, user=self._uid(), group=self._gid())
+            return shell.run(
+                argv,
+                cwd=self.root,
+                env=self.env(),
+                timeout=timeout or self.timeout,
+                max_output=self.max_output,
+                user=self._uid(),
+                group=self._gid(),
+            )
 
     def run_command_line(self, command: str, *, timeout: float | None = None) -> shell.Completed:
         """A command line from the workflow or the configuration, run as the runner runs `run:` steps."""
@@ -202,8 +219,11 @@ def _without_credentials(config: bytes, held: set[Path], base: Path) -> bytes:
         key = stripped.split(b"=", 1)[0].strip()
         if section.startswith(b"[http") and key == b"extraheader":
             continue
-        if (section.startswith((b"[include", b"[includeif")) and key == b"path"
-                and _include_target(line.split(b"=", 1)[1], base) in held):
+        if (
+            section.startswith((b"[include", b"[includeif"))
+            and key == b"path"
+            and _include_target(line.split(b"=", 1)[1], base) in held
+        ):
             continue
         kept.append(_URL_USERINFO.sub(rb"\1", line))
     return b"".join(kept)

@@ -24,11 +24,26 @@ DEFAULT_MAX_OUTPUT = 256 * 1024
 _CHUNK = 64 * 1024
 
 # Variable names that must never reach a process we run for the repository's code.
-_SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_?KEY|_KEY$|^KEY$)", re.I)
+_SECRET_NAME = re.compile(
+    r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_?KEY|_KEY$|^KEY$)", re.I
+)
 _DROPPED_PREFIXES = ("INPUT_", "ACTIONS_", "ANTHROPIC_", "AWS_", "GOOGLE_", "CLOUD_ML_", "GH_", "GIT_")
 _DROPPED_NAMES = frozenset(
-    {"GITHUB_TOKEN", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE",
-     "SSH_AUTH_SOCK", "NETRC", "CURL_HOME", "DOCKER_CONFIG", "KUBECONFIG", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}
+    {
+        "GITHUB_TOKEN",
+        "GITHUB_OUTPUT",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_ENV",
+        "GITHUB_PATH",
+        "GITHUB_STATE",
+        "SSH_AUTH_SOCK",
+        "NETRC",
+        "CURL_HOME",
+        "DOCKER_CONFIG",
+        "KUBECONFIG",
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+    }
 )
 
 
@@ -57,7 +72,9 @@ class Completed:
         return f"exit code {self.exit_code}"
 
 
-def scrubbed_env(base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def scrubbed_env(
+    base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment for code we do not trust: no tokens, no inputs, no runner internals.
 
     A variable goes when its name says it is secret or belongs to the runner, and also when
