@@ -153,3 +153,18 @@ def test_unknown_fixer_names_the_input_and_the_accepted_values(requested: list[s
         parse_requested(requested)
     assert "`fixers`" in caught.value.cause
     assert all(name in caught.value.remedy for name in ("auto", "none", *FIXER_NAMES))
+
+
+def test_an_infrastructure_failure_plans_nothing(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.ruff]\n")
+    diagnosis = Diagnosis(
+        [],
+        ["ruff format --check ."],
+        Category.RUNNER_LOST,
+        "",
+        0,
+        6000,
+        infra_reason="The runner has received a shutdown signal.",
+    )
+    assert plan_fixers(project.root, diagnosis, ["auto"]) == []
+    assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"])) == ["ruff-format"]

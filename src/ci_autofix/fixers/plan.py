@@ -86,6 +86,8 @@ def plan_fixers(root: Path, diagnosis: Diagnosis, requested: Sequence[str]) -> l
 
 def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict[str, str]:
     """Fixers whose tool the failure shows failing, kept when the repository configures the tool."""
+    if diagnosis.is_infra:  # the step died of the infrastructure, not of its check
+        return {}
     failed: dict[str, str] = {}
     specific = [f for f in diagnosis.failures if f.tool.lower() not in _UNSPECIFIC_TOOLS]
     for failure in specific:
