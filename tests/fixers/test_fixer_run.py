@@ -3,6 +3,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import FixerSpec, plan_fixers, run_fixers
@@ -202,3 +203,9 @@ def test_a_fixer_that_times_out_leaves_nothing_behind(project: Project, tmp_path
     assert run.skipped_reason == "black timed out after 0s and was killed; its changes were undone"
     assert run.changed_files == []
     assert project.git("status", "--porcelain") == ""
+
+
+def test_tools_dir_inside_the_repository_is_refused(project: Project) -> None:
+    project.commit()
+    with pytest.raises(ValueError, match="inside the repository"):
+        run_fixers(Sandbox(project.root), [], tools_dir=project.root / ".tools", timeout=60)

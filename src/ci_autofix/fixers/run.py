@@ -35,6 +35,11 @@ class FixerRun:
 
 def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, timeout: float) -> list[FixerRun]:
     """Run each fixer in order; a fixer that cannot be installed is skipped with the reason."""
+    tools = tools_dir.resolve()
+    if tools == sandbox.root or sandbox.root in tools.parents:
+        raise ValueError(
+            f"tools_dir {tools_dir} is inside the repository; installed tools would become part of the fix"
+        )
     git = Git(sandbox.root)
     toolbox = Toolbox(tools_dir, timeout=timeout)
     runs = []
