@@ -175,7 +175,6 @@ class GitHub:
     ) -> None:
         self.settings = settings or ClientSettings()
         self.repository = repository
-        self._token = token
         s = self.settings
         retry = _BoundedRetry(
             total=s.retries,
@@ -265,9 +264,8 @@ class GitHub:
         if not location:
             raise Halt(HaltReason.LOGS_UNAVAILABLE, f"GitHub gave no log location for job {job_id}.")
         try:
-            with (
-                requests.Session() as session
-            ):  # a fresh session: proxies from the environment, no credentials
+            # a fresh session: proxies come from the environment, credentials from nowhere
+            with requests.Session() as session:
                 response = session.get(
                     location, timeout=self.settings.timeout, allow_redirects=True, auth=_without_authorization
                 )
