@@ -155,10 +155,8 @@ def run_action() -> int:
         from ci_autofix.settings import load_settings
 
         settings = load_settings()
-        runner = Runner(
-            in_actions=in_actions, output_path=settings.output_path, summary_path=settings.summary_path
-        )
-        runner.mask([*_raw_secret_inputs(), *settings.secrets()])
+        runner.output_path, runner.summary_path = settings.output_path, settings.summary_path
+        runner.mask(settings.secrets())
         outcome = _run_flow(settings, runner)
     except UserError as exc:
         runner.error(str(exc))

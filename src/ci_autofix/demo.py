@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     runner.stage(f"creating the sample project in {root}")
     create_project(root)
     runner.stage("running its checks to produce a CI log")
-    log = ci_log(root)
+    log = job_log(root, CHECKS)
     (root / "ci.log").write_bytes(log)
     runner.info(f"  the log is in {root / 'ci.log'}")
     try:
@@ -125,8 +125,8 @@ def create_project(root: Path) -> None:
     git.run("commit", "--quiet", "--no-verify", "-m", "Add statskit", env=identity)
 
 
-def ci_log(root: Path) -> bytes:
-    """Run each check and lay its real output out as a GitHub Actions job log."""
+def job_log(root: Path, commands: tuple[str, ...] | list[str]) -> bytes:
+    """Run each command in `root` and lay its real output out as a GitHub Actions job log."""
     lines: list[str] = []
 
     def emit(text: str) -> None:
@@ -135,10 +135,10 @@ def ci_log(root: Path) -> bytes:
 
     emit("##[group]Run actions/checkout@v4")
     emit("##[endgroup]")
-    for command in CHECKS:
+    for command in commands:
         argv = command.split()
-        if argv[0] == "python":
-            argv[0] = sys.executable
+        beside = Path(sys.executable).parent / argv[0]
+        argv[0] = sys.executable if argv[0] == "python" else str(beside) if beside.is_file() else argv[0]
         result = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=120, check=False)
         emit(f"##[group]Run {command}")
         emit(f"\x1b[36;1m{command}\x1b[0m")

@@ -12,7 +12,7 @@ import base64
 import os
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,12 +131,19 @@ class Git:
         return name, email
 
     # ---- writing objects (never moves HEAD, a branch, or the index) ------------------------------
-    def snapshot_tree(self, base: str) -> str:
-        """A tree of the working directory as it is now (tracked and new files, .gitignore kept)."""
+    def snapshot_tree(self, base: str, new_files: Iterable[str] = ()) -> str:
+        """A tree of `base` with the working directory's changes to tracked files, plus `new_files`.
+
+        Untracked files appear only when named: whatever commands leave behind (build
+        artefacts, caches, an egg-info) never slips into a fix.
+        """
         with tempfile.TemporaryDirectory(prefix="ci-autofix-index-") as tmp:
             index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.run("read-tree", base, env=index_env)
-            self.run("add", "--all", "--", ".", env=index_env)
+            self.run("add", "--update", "--", ".", env=index_env)
+            present = [p for p in sorted(set(new_files)) if (self.repo / p).is_file()]
+            if present:
+                self.run("add", "--", *present, env={**index_env, "GIT_LITERAL_PATHSPECS": "1"})
             return self.out("write-tree", env=index_env)
 
     def commit_tree(self, tree: str, parent: str, message: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ci_autofix.agent import AgentRequest, AgentResult, agent_available, run_agent
+from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
 from ci_autofix.git import Git
@@ -55,7 +55,8 @@ class LadderInput:
     commit_message: str
     tools_dir: Path
     llm_factory: Callable[[], Any]
-    context: list[str] = field(default_factory=list)  # extra untrusted text for the agent (review comments)
+    context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
+    task: str = ""  # our own words about the task, for flows other than a plain CI failure
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
@@ -75,13 +76,13 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     for run in fixer_runs:
         runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
 
-    verification = _verify(sandbox, job, git, before) if _changed(git, job.head_sha) else None
+    verification = _verify(sandbox, job, git, before) if _changed(git, sandbox, job.head_sha) else None
     agent_result: AgentResult | None = None
     if not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
             agent_result, verification = _agent_rungs(job, sandbox, git, before, verification, runner)
-        elif _changed(git, job.head_sha):
+        elif _changed(git, sandbox, job.head_sha):
             partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
             notes.append(partial)
         else:
@@ -91,7 +92,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             )
 
     runner.stage("checking the patch")
-    tree = git.snapshot_tree(job.head_sha)
+    tree = git.snapshot_tree(job.head_sha, sandbox.written)
     if tree == git.tree_of(job.head_sha):
         raise Halt(HaltReason.NO_CHANGES, "The fixers and the agent produced no change to propose.")
     fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
@@ -150,34 +151,26 @@ def _agent_rungs(
     verification = _verify(sandbox, job, git, before)
     if verification is not None and verification.outcome == "failed":
         runner.stage("fix agent: one more turn with the new output")
-        context.append(f"Your change did not make the failing command pass.\n{verification.to_markdown()}")
+        context.append(
+            UntrustedText(
+                "verification of your previous change (it did not make the failing command pass)",
+                verification.to_markdown(),
+            )
+        )
         result = run_agent(_request(job, context), llm=llm, sandbox=sandbox)
         verification = _verify(sandbox, job, git, before)
     return result, verification
 
 
-def _request(job: LadderInput, context: list[str]) -> AgentRequest:
-    s = job.settings
-    return AgentRequest(
-        diagnosis=job.diagnosis,
-        commands=job.diagnosis.commands,
-        setup_command=s.setup_command,
-        test_command=s.test_command,
-        allow_shell=s.allow_shell,
-        max_turns=s.max_turns,
-        max_cost_usd=s.max_cost_usd,
-        max_minutes=s.max_minutes,
-        model=s.model,
-        context=context,
-    )
+def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
+    return AgentRequest.from_settings(job.settings, job.diagnosis, context=context, task=job.task)
 
 
 def _verify(sandbox: Sandbox, job: LadderInput, git: Git, before: list[Any]) -> Verification | None:
     commands = job.diagnosis.commands
     if not commands and not job.settings.test_command:
         return None
-    changed = git.run("status", "--porcelain", "--no-renames").output
-    files = [line[3:] for line in changed.splitlines() if len(line) > 3]
+    files = git.changed_paths(job.head_sha, git.snapshot_tree(job.head_sha, sandbox.written))
     return verify(
         sandbox,
         commands,
@@ -189,8 +182,8 @@ def _verify(sandbox: Sandbox, job: LadderInput, git: Git, before: list[Any]) -> 
     )
 
 
-def _changed(git: Git, head_sha: str) -> bool:
-    return git.snapshot_tree(head_sha) != git.tree_of(head_sha)
+def _changed(git: Git, sandbox: Sandbox, head_sha: str) -> bool:
+    return git.snapshot_tree(head_sha, sandbox.written) != git.tree_of(head_sha)
 
 
 def _settled(diagnosis: Diagnosis, fixer_runs: list[FixerRun], verification: Verification | None) -> bool:
@@ -198,4 +191,4 @@ def _settled(diagnosis: Diagnosis, fixer_runs: list[FixerRun], verification: Ver
     if verification is not None and verification.outcome != "unverified":
         return verification.outcome == "verified"
     changed = any(run.changed_files for run in fixer_runs)
-    return changed and diagnosis.category in _FIXER_CATEGORIES
+    return bool(changed and diagnosis.category in _FIXER_CATEGORIES)

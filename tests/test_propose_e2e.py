@@ -1,0 +1,227 @@
+"""The propose flow end to end: the real entrypoint as a subprocess, laid out like the runner,
+against the GitHub emulator (real PyGithub over HTTP, real git over smart HTTP).
+
+A sample repository's CI failed on `ruff format --check`; the log is the real tool's output.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from emulator.sample import ALICE, commit, git, init_repo
+from runner_sim import RunnerSim
+
+from ci_autofix.demo import job_log
+from ci_autofix.marker import parse
+
+REPO = "acme/widgets"
+CLEAN = {
+    "pyproject.toml": '[project]\nname = "widgets"\nversion = "0.1.0"\n\n[tool.ruff]\nline-length = 100\n',
+    "widgets.py": "def area(width, height):\n    return width * height\n",
+    ".github/workflows/ci.yml": "name: CI\non: [push]\njobs:\n  lint:\n    runs-on: ubuntu-latest\n"
+    "    steps:\n      - uses: actions/checkout@v4\n      - run: ruff format --check .\n",
+}
+BROKEN = {
+    "widgets.py": "def area(width,height):\n    return width*height\n\n\n\ndef perimeter( w, h ):\n    return 2*(w+h)\n"
+}
+
+
+@dataclass
+class Scenario:
+    emu: GitHubEmulator
+    sim: RunnerSim
+    run: Run
+    head_sha: str
+    workspace: Path
+    source: Path
+
+    def event(self, **changes: Any) -> dict[str, Any]:
+        event = self.emu.workflow_run_event(self.run)
+        event["workflow_run"].update(changes)
+        return event
+
+    def propose(self, event: dict[str, Any] | None = None, **inputs: str) -> Any:
+        return self.sim.run(
+            event_name="workflow_run",
+            event=event or self.event(),
+            inputs=inputs,
+            workspace=self.workspace,
+            extra_env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+        )
+
+
+@pytest.fixture
+def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
+    emu = github_emulator
+    source = tmp_path / "source"
+    init_repo(source, CLEAN)
+    git(source, "checkout", "-q", "-b", "feature")
+    head_sha = commit(source, BROKEN, "Add perimeter")
+    log = job_log(source, ["ruff format --check ."])
+    emu.create_repo(REPO, source=source)
+    emu.add_user("alice", permission="write", email=ALICE[1])
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "feature",
+        head_sha,
+        "failure",
+        actor="alice",
+        jobs=[
+            JobSpec(
+                "lint",
+                "failure",
+                [StepSpec("Set up job", "success"), StepSpec("Run ruff format --check .", "failure")],
+                log=log,
+            )
+        ],
+    )
+    workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
+    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
+    git(workspace, "checkout", "-q", "--detach", head_sha)
+    return Scenario(emu, RunnerSim(tmp_path).for_emulator(emu, REPO), run, head_sha, workspace, source)
+
+
+def expected_fix(scenario: Scenario, tmp_path: Path) -> str:
+    """What `ruff format` itself makes of the failing commit."""
+    copy = tmp_path / "expected"
+    subprocess.run(["git", "clone", "-q", str(scenario.source), str(copy)], check=True)
+    git(copy, "checkout", "-q", "feature")
+    subprocess.run(
+        [str(Path(sys.executable).parent / "ruff"), "format", "."], cwd=copy, check=True, capture_output=True
+    )
+    return git(copy, "diff")
+
+
+def test_a_formatting_failure_becomes_a_review_requested_suggestion(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    result = scenario.propose()
+    assert result.exit_code == 0, result.stderr + result.stdout
+    out = result.outputs
+    fix_branch = f"ci-autofix/feature/{scenario.run.id}"
+    assert out["status"] == "proposed"
+    assert out["fix-branch"] == fix_branch
+    assert out["attempt"] == "1"
+
+    emu = scenario.emu
+    [pull] = emu.pulls(REPO)
+    assert str(pull.number) == out["pull-request"]
+    assert (pull.base_ref, pull.head_ref) == ("feature", fix_branch)
+    assert "ruff format --check" in pull.title
+    assert emu.review_requests(REPO, pull.number)[0] == ["alice"]
+    assert "ci-autofix" in emu.labels(REPO, pull.number)
+
+    # one commit on top of the failing commit, with its trailers, holding exactly ruff's fix
+    fix_sha = emu.branch_sha(REPO, fix_branch)
+    assert fix_sha == out["fix-sha"]
+    bare = emu.bare_path(REPO)
+    assert git(bare, "rev-parse", f"{fix_sha}^") == scenario.head_sha
+    message = git(bare, "log", "-1", "--format=%B", fix_sha)
+    assert f"Autofix-Run: {scenario.run.id}" in message
+    assert "Autofix-Attempt: 1" in message
+    assert f"Autofix-Base: {scenario.head_sha}" in message
+    diff = git(bare, "diff", scenario.head_sha, fix_sha)
+    assert diff.split("@@", 1)[1] == expected_fix(scenario, tmp_path).split("@@", 1)[1]
+
+    # the failing branch is untouched until someone approves
+    assert emu.branch_sha(REPO, "feature") == scenario.head_sha
+
+    # the hidden record, the approval command, the summary
+    record = parse(pull.body)
+    assert record is not None
+    assert (record.run_id, record.head_sha, record.fix_sha, record.attempt) == (
+        scenario.run.id,
+        scenario.head_sha,
+        fix_sha,
+        1,
+    )
+    assert f"gh workflow run ci-autofix-apply.yml --repo {REPO} -f pull-request={pull.number}" in pull.body
+    assert "## ci-autofix: fix proposed" in result.summary
+    assert "```diff" in result.summary
+    printed = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("::add-mask::"))
+    assert result.stdout.count(f"::add-mask::{scenario.emu.token}") == 1
+    assert scenario.emu.token not in printed + result.stderr + result.summary + pull.body
+
+
+def test_a_rerun_of_the_same_run_changes_nothing(scenario: Scenario) -> None:
+    first = scenario.propose()
+    assert first.outputs["status"] == "proposed"
+    refs_before = scenario.emu.refs(REPO)
+    writes_before = len([r for r in scenario.emu.api_requests() if r.method != "GET"])
+    second = scenario.propose()
+    assert second.exit_code == 0
+    assert second.outputs["status"] == "proposed"
+    assert second.outputs["reason"] == "already-proposed"
+    assert second.outputs["pull-request"] == first.outputs["pull-request"]
+    assert scenario.emu.refs(REPO) == refs_before
+    assert len(scenario.emu.pulls(REPO)) == 1
+    assert len([r for r in scenario.emu.api_requests() if r.method != "GET"]) == writes_before
+
+
+@pytest.mark.parametrize("conclusion", ["cancelled", "success"])
+def test_not_a_failure_halts_before_any_api_call(scenario: Scenario, conclusion: str) -> None:
+    result = scenario.propose(scenario.event(conclusion=conclusion))
+    assert result.exit_code == 0
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "not-a-failure")
+    assert conclusion in result.summary
+    assert scenario.emu.api_requests() == []
+
+
+def test_fork_pull_requests_halt_before_any_api_call(scenario: Scenario) -> None:
+    event = scenario.event(event="pull_request")
+    event["workflow_run"]["head_repository"] = {
+        **event["workflow_run"]["head_repository"],
+        "id": 424242,
+        "full_name": "mallory/widgets",
+    }
+    result = scenario.propose(event)
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "fork")
+    assert scenario.emu.api_requests() == []
+
+
+def test_our_own_side_branch_halts(scenario: Scenario) -> None:
+    result = scenario.propose(scenario.event(head_branch="ci-autofix/feature/1"))
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "own-branch")
+    assert scenario.emu.api_requests() == []
+
+
+def test_expired_logs_halt_and_leave_nothing_behind(scenario: Scenario) -> None:
+    job = scenario.emu.runs[scenario.run.id].attempts[1][0]
+    scenario.emu.expire_logs(job.id)
+    result = scenario.propose()
+    assert result.exit_code == 0
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "logs-expired")
+    assert set(scenario.emu.refs(REPO)) == {"refs/heads/main", "refs/heads/feature"}
+    assert scenario.emu.pulls(REPO) == []
+
+
+def test_fail_on_halt_fails_the_job(scenario: Scenario) -> None:
+    result = scenario.propose(scenario.event(conclusion="cancelled"), **{"fail-on-halt": "true"})
+    assert result.exit_code == 1
+    assert result.outputs["status"] == "halted"
+
+
+def test_a_missing_permission_names_the_entry_and_leaves_nothing_half_made(scenario: Scenario) -> None:
+    scenario.emu.deny("POST", r"/pulls$", permission="pull_requests=write")
+    result = scenario.propose()
+    assert result.exit_code == 1
+    assert "pull-requests: write" in result.stdout + result.stderr
+    assert result.outputs["status"] == "error"
+    assert set(scenario.emu.refs(REPO)) == {
+        "refs/heads/main",
+        "refs/heads/feature",
+    }  # the side branch was removed again
+
+
+def test_a_bad_input_names_the_input(scenario: Scenario) -> None:
+    result = scenario.propose(**{"max-attempts": "lots"})
+    assert result.exit_code == 1
+    assert "max-attempts" in result.stdout + result.stderr
+    assert scenario.emu.api_requests() == []
