@@ -195,7 +195,7 @@ def _stale(gh: GitHub, pull: PullInfo, record: Suggestion, runner: Runner) -> No
 def _close(gh: GitHub, pull: PullInfo, record: Suggestion, ci_note: str, runner: Runner) -> str:
     """Tell the suggestion PR it was applied and close it, unless GitHub shows it merged already."""
     applied = f"Applied: `{record.failing_branch}` is now at {record.fix_sha}."
-    notes = [applied, ci_note] if ci_note else [applied]
+    notes = [applied, f"CI on `{record.failing_branch}`: {ci_note}"] if ci_note else [applied]
     _comment(gh, pull.number, "\n\n".join(notes), runner)
     if gh.get_pull(pull.number).merged:
         return f"GitHub shows #{pull.number} as merged"
