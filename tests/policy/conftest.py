@@ -39,25 +39,21 @@ class Repo:
         self.git = Git(root)
         root.mkdir(parents=True, exist_ok=True)
         self._run("init", "-q", "-b", "main")
-        self._run("config", "user.email", "dev@example.com")
-        self._run("config", "user.name", "Dev")
-        self._run("config", "core.autocrlf", "false")
 
     def _run(self, *args: str) -> str:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        identity = ("-c", "user.name=Dev", "-c", "user.email=dev@example.com", "-c", "core.autocrlf=false")
         return subprocess.run(
-            ["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
+            ["git", *identity, *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
         ).stdout.strip()
 
     def commit(self, files: Files, message: str = "change") -> str:
+        gitlinks = {rel: c.sha for rel, c in files.items() if isinstance(c, Gitlink)}
         for rel, content in files.items():
             path = self.root / rel
             if path.is_symlink() or path.is_file():
                 path.unlink()
             if content is None or isinstance(content, Gitlink):
-                self._run("rm", "-q", "--cached", "--ignore-unmatch", "--", rel)
-                if isinstance(content, Gitlink):
-                    self._run("update-index", "--add", "--cacheinfo", f"160000,{content.sha},{rel}")
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, Symlink):
@@ -69,7 +65,9 @@ class Repo:
                 path.write_bytes(content)
             else:
                 path.write_bytes(content.encode())
-            self._run("add", "--", rel)
+        self._run("add", "-A")
+        for rel, sha in gitlinks.items():
+            self._run("update-index", "--add", "--cacheinfo", f"160000,{sha},{rel}")
         self._run("commit", "-q", "--allow-empty", "-m", message)
         return self._run("rev-parse", "HEAD")
 

@@ -120,3 +120,9 @@ def test_go_mod_require_bump_and_go_sum(change: ChangeFn) -> None:
 def test_go_mod_module_comment_is_not_a_pin(change: ChangeFn) -> None:
     verdict = change({"go.mod": GO_MOD}, {"go.mod": "// Package calc adds.\n" + GO_MOD})
     assert verdict.codes == []
+
+
+def test_a_skip_method_in_application_code_is_not_a_test_skip(change: ChangeFn) -> None:
+    before = "package xmlx\n\nfunc next(d *Decoder) error {\n\treturn nil\n}\n"
+    after = before.replace("\treturn nil", "\treturn d.Skip()")
+    assert change({"xmlx/decode.go": before}, {"xmlx/decode.go": after}).codes == []

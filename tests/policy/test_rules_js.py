@@ -40,6 +40,11 @@ CASES = [
         edit('  it("adds negatives", () => {', '  test.skip.each([1])("adds negatives", () => {'),
         {"skip-marker-added"},
     ),
+    (
+        "mocha-this-skip",
+        edit("    expect(sum(1, 2)).toBe(3);", "    this.skip();\n    expect(sum(1, 2)).toBe(3);"),
+        {"skip-marker-added"},
+    ),
     ("it-only", edit('it("adds two', 'it.only("adds two'), {"only-marker-added"}),
     ("test-only", edit('it("adds two', 'test.only("adds two'), {"only-marker-added"}),
     ("describe-only", edit('describe("sum"', 'describe.only("sum"'), {"only-marker-added"}),
