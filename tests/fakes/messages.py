@@ -17,7 +17,8 @@ Standalone, for a container or another process (it prints nothing but errors):
 
     python -m fakes.messages --script turns.json --port-file port.txt [--record requests.jsonl]
 
-`--port-file` receives `http://127.0.0.1:<port>` once the server listens; SIGTERM stops it.
+`--port-file` receives `http://127.0.0.1:<port>` once the server listens (the port is the part a
+container on a bridge network needs, with `--host 0.0.0.0`); SIGTERM stops it.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ class FakeMessagesAPI:
         *,
         cache: CacheModel | None = None,
         record_path: Path | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
         self.turns: deque[dict[str, Any]] = deque(turns)
         self.cache = cache or CacheModel()
@@ -212,9 +214,10 @@ class FakeMessagesAPI:
             def do_GET(self) -> None:
                 fake._handle(self)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host  # noqa: S104 - naming it, not binding
+        self.url = f"http://{shown}:{self.server.server_address[1]}"
         self._thread: threading.Thread | None = None
 
     # lifecycle
@@ -359,9 +362,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", type=Path, required=True, help="JSON file: a list of turns")
     parser.add_argument("--port-file", type=Path, required=True, help="receives the base URL once listening")
     parser.add_argument("--record", type=Path, help="append every request here as JSON lines")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (a container on a bridge network needs the bridge's address or 0.0.0.0)",
+    )
     args = parser.parse_args(argv)
     turns = json.loads(args.script.read_text(encoding="utf-8"))
-    fake = FakeMessagesAPI(turns, record_path=args.record).start()
+    fake = FakeMessagesAPI(turns, record_path=args.record, host=args.host).start()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
