@@ -12,8 +12,10 @@ the commit the suggestion was made for: if the branch moved, nobody's work is ov
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ci_autofix import apply_checks as checks
 from ci_autofix.ci_trigger import trigger_ci
@@ -29,6 +31,7 @@ from ci_autofix.settings import Settings
 
 FETCHED_REF = "refs/ci-autofix/fix"
 COMMENT_HEADER = "**ci-autofix apply**"
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -99,19 +102,43 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         _stale(gh, pull, record, runner)
 
     runner.stage(f"{branch} is now at {record.fix_sha[:12]}")
-    ci = trigger_ci(gh, settings, checks.dispatchable_workflow(record.workflow), branch)
-    closing = _close(gh, pull, record, ci.note, runner)
+    # The fix has landed: what follows is housekeeping, and a failure there must not hide that.
+    problems: list[str] = []
+    ci = _after(
+        problems,
+        runner,
+        "start CI",
+        lambda: trigger_ci(gh, settings, checks.dispatchable_workflow(record.workflow), branch),
+    )
+    note = ci.note if ci else "CI could not be started on the branch (see the warnings)."
+    closing = _after(problems, runner, f"close #{number}", lambda: _close(gh, pull, record, note, runner))
     if not settings.keep_branch:
-        gh.delete_branch(record.fix_branch)
+        _after(problems, runner, f"delete `{record.fix_branch}`", lambda: gh.delete_branch(record.fix_branch))
     kept = f" The suggestion branch `{record.fix_branch}` was kept." if settings.keep_branch else ""
     outcome = _outcome(
         "applied",
-        f"The fix {record.fix_sha[:12]} from #{number} is on `{branch}`; {closing}.{kept}",
+        f"The fix {record.fix_sha[:12]} from #{number} is on `{branch}`; "
+        f"{closing or f'#{number} could not be closed'}.{kept}",
         seen,
-        details={"ci": ci.note, "ci_run_url": ci.run_url or "", "ci_on_fix": ci_url},
+        details={
+            "ci": note,
+            "ci_run_url": (ci.run_url if ci else None) or "",
+            "ci_on_fix": ci_url,
+            "warnings": problems,
+        },
     )
     runner.summary(summary(outcome))
     return outcome
+
+
+def _after(problems: list[str], runner: Runner, doing: str, step: Callable[[], _T]) -> _T | None:
+    """One housekeeping step after the push: a failure becomes a warning, not an error."""
+    try:
+        return step()
+    except UserError as exc:
+        problems.append(f"Could not {doing}: {exc.cause} {exc.remedy}")
+        runner.warning(problems[-1])
+        return None
 
 
 def requested_pull(settings: Settings) -> int:
@@ -188,7 +215,10 @@ def _stale(gh: GitHub, pull: PullInfo, record: Suggestion, runner: Runner) -> No
         "ci-autofix proposes a new fix."
     )
     _comment(gh, pull.number, message, runner)
-    gh.close_pull(pull.number)
+    try:
+        gh.close_pull(pull.number)
+    except UserError as exc:
+        runner.warning(f"Could not close the stale suggestion #{pull.number}: {exc.cause}")
     raise Halt(HaltReason.BRANCH_MOVED, message)
 
 
@@ -247,6 +277,8 @@ def summary(outcome: Outcome) -> str:
         parts.append("| | |\n|---|---|\n" + table)
     if note := outcome.details.get("ci"):
         parts.append(f"**CI on the branch**: {note}")
+    if warnings := outcome.details.get("warnings"):
+        parts.append("**Warnings**\n" + "\n".join(f"- {w}" for w in warnings))
     return "\n\n".join(parts) + "\n"
 
 

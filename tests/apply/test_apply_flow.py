@@ -275,3 +275,18 @@ def test_a_branch_reset_behind_the_proposal_is_refused_by_the_lease_not_only_by_
     result = world.apply(s.number)
     assert result.outcome.reason == "branch-moved"
     assert world.branch("feature") == main_sha
+
+
+def test_housekeeping_that_fails_after_the_push_is_a_warning_not_an_error(world: World) -> None:
+    """Once the fix is on the branch the run reports `applied`, even if cleaning up fails."""
+    s = world.suggest()
+    world.emu.deny("DELETE", r"/git/refs/", permission="contents=write")
+    world.emu.deny("POST", r"/issues/\d+/comments", permission="issues=write")
+    result = world.apply(s.number)
+    assert result.outcome.status == "applied"
+    assert world.branch("feature") == s.record.fix_sha
+    assert world.branch(s.record.fix_branch) == s.record.fix_sha
+    [warning] = result.outcome.details["warnings"]
+    assert "delete" in warning and "contents: write" in warning
+    assert "Could not comment" in result.log
+    assert "**Warnings**" in result.summary
