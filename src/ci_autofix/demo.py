@@ -19,7 +19,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ci_autofix import local
-from ci_autofix.cli import settings_overrides
 from ci_autofix.errors import Halt, UserError
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner
@@ -62,6 +61,7 @@ FILES = {
         """,
 }
 CHECKS = ("ruff format --check .", "python -m unittest -v")
+SETUP = "python --version"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,22 +70,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="Where to create the sample project (default: a new temporary directory, kept).",
+        help="Where to create the sample project and its log (default: a new temporary directory, kept).",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     runner = Runner(in_actions=False, stream=sys.stderr)
     _tools_on_path()
-    root = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
-    settings = load_settings(**settings_overrides(args, ()))
+    workdir = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
+    root = workdir / "statskit"
+    # The sample has no dependencies, so verification needs no install (and no network).
+    settings = load_settings(setup_command=SETUP)
     runner.mask(settings.secrets())
     runner.stage(f"creating the sample project in {root}")
     create_project(root)
     runner.stage("running its checks to produce a CI log")
     log = job_log(root, CHECKS)
-    (root / "ci.log").write_bytes(log)
-    runner.info(f"  the log is in {root / 'ci.log'}")
+    (workdir / "ci.log").write_bytes(log)
+    runner.info(f"  the log is in {workdir / 'ci.log'}")
     try:
         proposal, branch = local.fix(root, log, settings, runner, branch="ci-autofix/demo")
     except Halt as halt:

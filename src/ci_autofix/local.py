@@ -93,6 +93,7 @@ def fix(
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
     from ci_autofix.clients import build_clients
     from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.locate import locate_failures
     from ci_autofix.triage import diagnose
 
     git = Git(repo)
@@ -112,6 +113,7 @@ def fix(
 
     runner.stage("triage")
     diagnosis = diagnose(log, max_tokens=settings.max_log_tokens)
+    locate_failures(diagnosis, repo)
     runner.info(
         f"  {len(diagnosis.failures)} failure(s), category {diagnosis.category.value}; "
         f"failing command(s): {', '.join(c.splitlines()[0] for c in diagnosis.commands) or 'none found'}"

@@ -18,6 +18,7 @@ from ci_autofix.git import Git, GitError
 from ci_autofix.github import GitHub
 from ci_autofix.ladder import LadderInput, Proposal, run_ladder
 from ci_autofix.ledger import find_existing, next_attempt, side_branch
+from ci_autofix.locate import locate_failures
 from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
@@ -49,6 +50,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     run = event.run
     branch = run.head_branch or ""
     fix_branch = side_branch(settings.branch_prefix, branch, run.id)
+    git = _checkout(settings.workspace, run.head_sha)
     gh = clients.github()
 
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
@@ -74,11 +76,11 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis = seen.diagnosis = _triage(gh, event, settings)
+    locate_failures(diagnosis, git.repo)
     runner.annotate(diagnosis.failures)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
 
-    git = _checkout(settings.workspace, run.head_sha)
     with tempfile.TemporaryDirectory(prefix="ci-autofix-tools-") as tools:
         proposal = run_ladder(
             LadderInput(
