@@ -105,6 +105,11 @@ CASES = [
         edit("    result = add(2, 3)\n", "    return\n    result = add(2, 3)\n"),
         {"test-emptied"},
     ),
+    (
+        "assert-replaced-by-assert-true",
+        edit("    assert result == 5\n", "    assert True\n"),
+        {"assertion-removed", "expected-value-changed"},
+    ),
     ("assert-replaced-next-to-it", edit("    assert result == 5\n", "    assert add(2, 3) == 5\n"), set()),
     (
         "assert-added-next-to-removed",

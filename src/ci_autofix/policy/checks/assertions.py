@@ -30,6 +30,12 @@ ASSERTIONS: dict[Language, re.Pattern[str]] = {
     Language.JAVA: re.compile(r"\bassert\w*\s*\(|\bassert\s+[^=\s]|\bfail\s*\(|\bverify\s*\("),
 }
 
+# Assertions that cannot fail do not replace one that could.
+_TRIVIAL = re.compile(
+    r"(?:^|;)\s*assert\s+(?:True|1|not\s+(?:False|None|0))\s*(?:,.*)?$|\bassert(?:True)?\s*\(\s*(?:true|True|1)\s*\)"
+    r"|\bexpect\s*\(\s*(?:true|1)\s*\)\s*\.\s*(?:toBe|toEqual|toBeTruthy)\s*\(\s*(?:true|1)?\s*\)"
+    r"|\bassert!\s*\(\s*true\s*\)|\bassert\s*\.\s*ok\s*\(\s*(?:true|1)\s*\)"
+)
 _EXPECTATION = re.compile(r"(?i)\b(?:expected|expect|want|wanted|exp|golden)\w*\s*(?::=|=|:)")
 _LITERAL = re.compile(
     r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`"""
@@ -77,7 +83,8 @@ def _removed(file: FileDiff, hunks: Sequence[Hunk]) -> Iterator[Finding]:
     pattern = ASSERTIONS[file.language]
     removed = [line for hunk in hunks for line in hunk.removed]
     lost = _count(removed, pattern)
-    gained = _count([line for hunk in hunks for line in hunk.added], pattern)
+    added = [line for hunk in hunks for line in hunk.added]
+    gained = _count(added, pattern) - sum(len(_TRIVIAL.findall(line.view.code)) for line in added)
     if lost > gained:
         first = next(line for line in removed if pattern.search(line.view.code))
         yield finding(
