@@ -255,7 +255,8 @@ def prepare(sandbox: Sandbox, setup_command: str, *, env_dir: Path | None, timeo
     if (bin_dir / "python").exists() and stamp_file.is_file() and stamp_file.read_text() == stamp:
         return _Prepared(inner, None)
     if not (bin_dir / "python").exists():
-        env_dir.parent.mkdir(parents=True, exist_ok=True)
+        # Created by the sandbox's user (the checkout's owner when we run as root), who must write there.
+        sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
         created = sandbox.run([sys.executable, "-m", "venv", str(env_dir)], timeout=timeout)
         if not created.ok:
             return _Prepared(inner, Evidence.of(f"python -m venv {env_dir.name}", created))
