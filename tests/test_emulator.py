@@ -405,12 +405,19 @@ def test_openapi_checking_catches_bad_requests(tmp_path: Path) -> None:
         api(emu, "POST", f"/repos/{REPO}/git/refs", {"ref": 5})  # `sha` missing, `ref` not a string
         api(emu, "GET", f"/repos/{REPO}/secret-scanning/alerts")  # not an operation we know
         api(emu, "POST", f"/repos/{REPO}/actions/workflows/ci.yml/dispatches", {"inputs": {}})  # no `ref`
+        api(emu, "GET", f"/repos/{REPO}/pulls?state=merged&colour=red&per_page=many")
     finally:
         emu.close()
     kinds = [(v.kind, v.method, v.path) for v in emu.violations]
     assert ("request-body", "POST", f"/repos/{REPO}/git/refs") in kinds
     assert ("unknown-operation", "GET", f"/repos/{REPO}/secret-scanning/alerts") in kinds
     assert ("request-body", "POST", f"/repos/{REPO}/actions/workflows/ci.yml/dispatches") in kinds
+    queries = sorted(v.detail for v in emu.violations if v.kind == "query")
+    assert queries == [
+        "`per_page=many` is not a integer",
+        "`state`: 'merged' is not one of ['open', 'closed', 'all']",
+        "undeclared query parameter `colour`",
+    ]
     details = " ".join(v.detail for v in emu.violations)
     assert "'sha' is a required property" in details and "5 is not of type 'string'" in details
 

@@ -513,6 +513,9 @@ class GitHubEmulator(Routes):
         with self._lock:
             op, problems = self.spec.check_request(method, path, body)
             self.violations.extend(problems)
+            query = {k: v[-1] for k, v in parse_qs(request.query, keep_blank_values=True).items()}
+            if op is not None:
+                self.violations.extend(self.spec.check_query(op, path, query))
             token = self._token_of(request)
             if token is None:
                 return self._finish(request, path, op, 401, error_body(401, "Requires authentication"), [])
@@ -542,7 +545,6 @@ class GitHubEmulator(Routes):
                         error_body(403, "Resource not accessible by integration", docs),
                         [("X-Accepted-GitHub-Permissions", denial.permission)],
                     )
-            query = {k: v[-1] for k, v in parse_qs(request.query, keep_blank_values=True).items()}
             try:
                 status, out, headers = self.dispatch_route(method, path, query, body, self.tokens[token])
             except ApiError as err:

@@ -35,7 +35,7 @@ _PROSE_ALLOWED = {("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels")
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str  # "unknown-operation" | "request-body" | "response-body" | "response-status"
+    kind: str  # "unknown-operation" | "request-body" | "query" | "response-body" | "response-status"
     method: str
     path: str
     detail: str
@@ -161,6 +161,33 @@ class OpenApi:
         pointer = f"{op.pointer}/requestBody/content/application~1json/schema"
         errors = [_describe(e) for e in self._validator(pointer).iter_errors(body)]
         return op, [Violation("request-body", method, path, e) for e in errors[:5]]
+
+    def check_query(self, op: Operation, path: str, query: dict[str, str]) -> list[Violation]:
+        """Query parameters must be declared by the operation and match their schema."""
+        declared = {}
+        for param in op.spec.get("parameters", []):
+            param = self._resolve(param)
+            if param.get("in") == "query":
+                declared[param["name"]] = param.get("schema", {})
+        problems = []
+        for name, raw in query.items():
+            if name not in declared:
+                problems.append(Violation("query", op.method, path, f"undeclared query parameter `{name}`"))
+                continue
+            schema = declared[name]
+            value: Any = raw
+            kind = schema.get("type")
+            try:
+                if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+                    value = int(raw)
+                elif kind == "boolean":
+                    value = {"true": True, "false": False}[raw]
+            except (ValueError, KeyError):
+                problems.append(Violation("query", op.method, path, f"`{name}={raw}` is not a {kind}"))
+                continue
+            for error in Draft202012Validator(schema).iter_errors(value):
+                problems.append(Violation("query", op.method, path, f"`{name}`: {error.message[:200]}"))
+        return problems
 
     def check_response(self, op: Operation, path: str, status: int, body: Any) -> list[Violation]:
         responses = op.spec.get("responses", {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,6 +88,12 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _RequestHandler)
         self.app = app
         self.errors: list[Exception] = []
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hangs up (a retry, a timeout) is not an emulator bug; anything else is."""
+        error = sys.exc_info()[1]
+        if isinstance(error, Exception) and not isinstance(error, ConnectionError):
+            self.errors.append(error)
 
 
 class Server:
