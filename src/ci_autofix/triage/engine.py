@@ -1,0 +1,301 @@
+"""One raw log into a `Diagnosis`: scan, parse the lines around anchors, classify, excerpt."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ci_autofix.redact import redact
+from ci_autofix.triage import classify, excerpt
+from ci_autofix.triage.excerpt import Span
+from ci_autofix.triage.logview import LogView, Step
+from ci_autofix.triage.model import Category, Diagnosis, Failure
+from ci_autofix.triage.normalize import without_marker
+from ci_autofix.triage.parsers import PARSERS, Found
+from ci_autofix.triage.tokens import estimate_tokens
+
+WINDOW_BEFORE = 8
+WINDOW_AFTER = 12
+TAIL_LINES = 40
+MAX_EXAMINED = 60000
+MAX_EVIDENCE = 12
+WEAK_TOOLS = {"shell", "runtime", "make"}
+
+STRONG_RE = re.compile(
+    r"\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|cannot|could not|"
+    r"couldn't|unable to|not found|denied|undefined|segmentation fault|killed|timed out|aborted?|"
+    r"assertion\w*|violations?)\b|✗|✖|✘",
+    re.I,
+)
+NOISE_RE = re.compile(
+    r"\b(?:0|no) (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=] ?0\b|-Werror|"
+    r"\berror[-_](?:prone|reporting|log|page|handler)|ignore[-_]errors|continue-on-error|"
+    r"fail-fast|allow_failure|\bonerror\b|\bwarn(?:ing)?\b",
+    re.I,
+)
+HEADLINE_RE = re.compile(
+    r"^(?:\S+: )?(?:error|fatal|failed|failure)\b|^\[?(?:ERROR|FATAL|FAIL|FAILED)\]?\b|(?:Error|Exception):|"
+    r"\bFAILED\b|\bFAILURE\b|exited with \d|exit code [1-9]",
+)
+PROMPT_RE = re.compile(r"^\$ (?P<cmd>\S.*)$")
+TRAVIS_EXIT_RE = re.compile(r"^The command \"(?P<cmd>.+)\" (?:failed and )?exited with (?P<code>\d+)")
+JENKINS_XTRACE_RE = re.compile(r"^\+ (?P<cmd>\S.*)$")
+
+
+@dataclass
+class Analysis:
+    """What one log yields before it becomes a `Diagnosis` (kept to merge several jobs)."""
+
+    view: LogView
+    found: list[Found] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    category: Category = Category.UNKNOWN
+    infra_reason: str | None = None
+
+
+def _examined(view: LogView) -> list[int]:
+    """The lines worth offering to the parsers: windows around anchors, failed steps' tails, the log's tail."""
+    n = len(view)
+    marks = bytearray(n)
+    for a in view.anchors:
+        lo, hi = max(0, a - WINDOW_BEFORE), min(n, a + WINDOW_AFTER + 1)
+        marks[lo:hi] = b"\x01" * (hi - lo)
+    for step in view.failed_steps():
+        end = step.exit_line if step.exit_line is not None else step.end
+        lo = max(step.header, end - 200)
+        marks[lo:end] = b"\x01" * (end - lo)
+    lo = max(0, n - TAIL_LINES * 3)
+    marks[lo:n] = b"\x01" * (n - lo)
+    chosen = [i for i in range(n) if marks[i]] if n < 4 * MAX_EXAMINED else _sparse(marks)
+    if len(chosen) > MAX_EXAMINED:
+        half = MAX_EXAMINED // 2
+        chosen = chosen[:half] + chosen[-half:]
+    return chosen
+
+
+def _sparse(marks: bytearray) -> list[int]:
+    out: list[int] = []
+    i = marks.find(1)
+    while i != -1:
+        j = marks.find(0, i)
+        j = len(marks) if j == -1 else j
+        out.extend(range(i, j))
+        i = marks.find(1, j)
+    return out
+
+
+def _parse(view: LogView, lines: list[int]) -> list[Found]:
+    found: list[Found] = []
+    claimed_to = -1
+    for i in lines:
+        if i <= claimed_to:
+            continue
+        line = without_marker(view.clean(i))
+        if not line.strip():
+            continue
+        for parser in PARSERS:
+            match = parser.trigger.search(line)
+            if match is None:
+                continue
+            result = parser.extract(view, i, match)
+            if result is None:
+                continue
+            found.append(result)
+            claimed_to = max(claimed_to, result.last if result.failure.tool not in WEAK_TOOLS else i)
+            break
+    return found
+
+
+def _commands(view: LogView) -> tuple[list[str], list[Span]]:
+    commands: list[str] = []
+    spans: list[Span] = []
+    for step in view.failed_steps():
+        commands.append(_step_command(step))
+        spans.append(Span(step.header, step.header + len(step.script), 0))
+        if step.exit_line is not None:
+            spans.append(Span(step.exit_line, step.exit_line, 0))
+    if commands:
+        return commands, spans
+    for i in view.anchors:
+        line = without_marker(view.clean(i)).strip()
+        travis = TRAVIS_EXIT_RE.match(line)
+        if travis:
+            commands.append(travis.group("cmd"))
+            spans.append(Span(i, i, 0))
+    if not commands:
+        prompt = _last_prompt(view)
+        if prompt is not None:
+            commands.append(PROMPT_RE.match(view.clean(prompt)).group("cmd"))  # type: ignore[union-attr]
+            spans.append(Span(prompt, prompt, 0))
+    return commands, spans
+
+
+def _step_command(step: Step) -> str:
+    return "\n".join(step.script) if step.script else step.command
+
+
+def _last_prompt(view: LogView) -> int | None:
+    for i in reversed(view.anchors):
+        line = view.clean(i)
+        if PROMPT_RE.match(line):
+            return i
+    return None
+
+
+def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> list[Span]:
+    """Error lines no parser claimed (with what follows them) and the failed step's or log's tail."""
+    spans: list[Span] = []
+    failed = view.failed_steps()
+    in_failed: set[int] = set()
+    for step in failed:
+        end = step.exit_line if step.exit_line is not None else step.end
+        lo = max(step.header, end - TAIL_LINES)
+        spans.append(Span(lo, end, 3, rank=0))
+        in_failed.update(range(step.header, end + 1))
+    n = len(view)
+    anchors = set(view.anchors)
+    candidates: list[tuple[int, int]] = []
+    for i in examined:
+        if i in claimed or i not in anchors:
+            continue
+        line = without_marker(view.clean(i))
+        if not STRONG_RE.search(line) or NOISE_RE.search(line):
+            continue
+        strength = 2 if HEADLINE_RE.search(line.strip()) else 1
+        if i in in_failed:
+            strength += 1
+        candidates.append((strength, i))
+    # nearby error lines form one region; regions are ranked by their strongest line, then
+    # by how many error lines they hold, then by position (the first occurrence first)
+    blocks = sorted((i - CONTEXT_BEFORE, _block_end(view, i), strength) for strength, i in candidates)
+    regions: list[list[int]] = []
+    for first, last, strength in blocks:
+        if regions and first <= regions[-1][1] + REGION_GAP:
+            region = regions[-1]
+            region[1] = max(region[1], last)
+            region[2] = max(region[2], strength)
+            region[3] += 1
+        else:
+            regions.append([first, last, strength, 1])
+    regions.sort(key=lambda r: (-r[2], -min(r[3], REGION_COUNT_CAP), r[0]))
+    for rank, (first, last, _, _) in enumerate(regions[:400]):
+        spans.append(Span(first, last, 2, rank=rank))
+    if not failed:
+        exits = [i for i in view.anchors if TRAVIS_EXIT_RE.match(without_marker(view.clean(i)).strip())]
+        end = exits[0] if exits else n - 1
+        spans.append(Span(max(0, end - TAIL_LINES), end, 3, rank=0))
+    return spans
+
+
+BLOCK_STOP_RE = re.compile(r"^(?:\$ |##\[(?:group|endgroup)\]|travis_fold|\[Pipeline\])")
+CONTEXT_BEFORE = 4
+WEAK_LINES = 30
+EVIDENCE_LINES = 30  # per failure, when there are many; the rest competes with the context
+REGION_GAP = 8
+REGION_COUNT_CAP = 1
+BLOCK_LINES = 40
+
+
+def _block_end(view: LogView, i: int) -> int:
+    """The end of the paragraph that starts at `i`: up to two blank lines, a prompt or a step marker."""
+    last, blanks = i, 0
+    for j in range(i + 1, min(len(view), i + BLOCK_LINES + 1)):
+        line = view.clean(j)
+        if not line.strip():
+            blanks += 1
+            if blanks >= 2:
+                break
+            continue
+        if BLOCK_STOP_RE.match(line):
+            break
+        blanks = 0
+        last = j
+    return last
+
+
+def _ranked(found: list[Found]) -> list[Span]:
+    """Evidence spans ranked first, last, second, second-last, ... so a full budget keeps both ends."""
+    spans: list[Span] = []
+    order = sorted(found, key=lambda f: f.first)
+    lo, hi, rank = 0, len(order) - 1, 0
+    while lo <= hi:
+        for k in (lo,) if lo == hi else (lo, hi):
+            f = order[k]
+            if f.failure.tool in WEAK_TOOLS:
+                # a bare stack trace or exit line: its head competes with the error regions
+                spans.append(Span(f.first, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
+                rank += 1
+                continue
+            last = min(f.last, f.first + EVIDENCE_LINES - 1) if len(order) > 3 else f.last
+            spans.append(Span(f.first, last, 0, rank=rank))
+            if last < f.last:
+                spans.append(Span(last + 1, f.last, 2, rank=rank))
+            spans.append(Span(f.first - 2, f.last + 2, 1, rank=rank))
+            rank += 1
+        lo, hi = lo + 1, hi - 1
+    return spans
+
+
+def analyse(log: str | bytes, where: str = "") -> Analysis:
+    view = LogView(log)
+    analysis = Analysis(view=view)
+    examined = _examined(view)
+    analysis.found = _parse(view, examined)
+    for f in analysis.found:
+        f.failure.evidence = [
+            redact(view.clean(i)) for i in range(f.first, min(f.last, f.first + MAX_EVIDENCE - 1) + 1)
+        ]
+        f.failure.message = redact(f.failure.message)
+        if where:
+            f.failure.where = [where]
+    analysis.commands, command_spans = _commands(view)
+    analysis.commands = [redact(c) for c in analysis.commands]
+    claimed: set[int] = set()
+    for f in analysis.found:
+        claimed.update(range(f.first, f.last + 1))
+    analysis.spans = command_spans + _ranked(analysis.found) + _fallback_spans(view, examined, claimed)
+    analysis.category, analysis.infra_reason = _categorise(view, analysis)
+    return analysis
+
+
+def _categorise(view: LogView, analysis: Analysis) -> tuple[Category, str | None]:
+    strong = [f.failure for f in analysis.found if f.failure.tool not in WEAK_TOOLS]
+    signal = classify.infra_signal(view.clean(i) for i in view.anchors)
+    if signal is not None:
+        category, line = signal
+        if classify.is_job_level(category) or not strong:
+            return category, redact(line)
+    return classify.code_category(strong or [f.failure for f in analysis.found], analysis.commands), None
+
+
+def dedupe(failures: list[Failure]) -> list[Failure]:
+    """One failure per (tool, kind, file, line, test, rule, message); `where` lists every place it occurred."""
+    merged: dict[tuple[object, ...], Failure] = {}
+    for f in failures:
+        key = (f.tool, f.kind, f.file, f.line, f.test_id, f.rule, f.message)
+        kept = merged.get(key)
+        if kept is None:
+            merged[key] = f
+            continue
+        for w in f.where:
+            if w not in kept.where:
+                kept.where.append(w)
+    return list(merged.values())
+
+
+def diagnose_one(log: str | bytes, *, max_tokens: int, where: str = "") -> Diagnosis:
+    analysis = analyse(log, where)
+    view = analysis.view
+    text = excerpt.build(analysis.spans, view.clean, len(view), max_tokens)
+    failures = dedupe([f.failure for f in analysis.found])
+    return Diagnosis(
+        failures=failures,
+        commands=analysis.commands,
+        category=analysis.category,
+        excerpt=text,
+        excerpt_tokens=estimate_tokens(text),
+        budget_tokens=max_tokens,
+        infra_reason=analysis.infra_reason,
+        jobs=[where] if where else [],
+    )
