@@ -80,7 +80,18 @@ def commands_section() -> str:
     return "\n".join(parts).rstrip()
 
 
-SECTIONS = {"inputs": inputs_table, "outputs": outputs_table, "commands": commands_section}
+def policy_table() -> str:
+    from ci_autofix.policy import rules_markdown
+
+    return rules_markdown().rstrip()
+
+
+SECTIONS = {
+    "inputs": inputs_table,
+    "outputs": outputs_table,
+    "policy": policy_table,
+    "commands": commands_section,
+}
 
 
 def expected_readme(text: str) -> str:

@@ -68,7 +68,11 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     partial = ""
 
     runner.stage("reproducing the failure")
-    before = reproduce(sandbox, commands, timeout=settings.command_timeout) if commands else []
+    before = (
+        reproduce(sandbox, commands, timeout=settings.command_timeout, setup_command=settings.setup_command)
+        if commands
+        else []
+    )
 
     runner.stage("deterministic fixers")
     plan = plan_fixers(job.root, job.diagnosis, settings.fixers)
