@@ -447,6 +447,13 @@ def test_server_errors_are_retried_then_reported(world: World) -> None:
     assert_no_token(caught.value, world.emu.token)
 
 
+def test_unavailable_with_a_long_retry_after_is_not_a_rate_limit(world: World) -> None:
+    world.emu.fail("GET", r"/pulls/1$", 503, headers={"Retry-After": "300"}, times=None)
+    with pytest.raises(UserError) as caught:
+        world.gh.get_pull(1)
+    assert caught.value.cause.startswith("GitHub is unavailable") and "503" in caught.value.cause
+
+
 def test_a_transient_server_error_is_retried(world: World) -> None:
     run = failing_run(world)
     world.emu.fail("GET", r"/actions/runs/\d+$", 503, times=1)

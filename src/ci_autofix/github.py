@@ -644,6 +644,8 @@ def permission_entries(accepted: str | None) -> list[str]:
 
 def _error(doing: str, needs: str, exc: GithubException) -> UserError:
     status, message, headers = exc.status, _message(exc), exc.headers
+    if status >= 500:
+        return _unavailable(doing, f"{status}")
     if isinstance(exc, RateLimitExceededExceedsMaxWait):
         return _rate_limited(doing, headers, message, exc.wait)
     if status == 401:
