@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,19 @@ PY = sys.executable
 
 
 def _gone(pid: int) -> bool:
-    """The process no longer runs (it does not exist, or it is a zombie waiting for a reaper)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return True
-    return "State:\tZ" in status
+    """The process no longer runs (it does not exist, or it is a zombie waiting for a reaper).
+
+    SIGKILL is delivered asynchronously: give the kernel a moment (bounded) to finish the process.
+    """
+    for _ in range(200):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        if "State:\tZ" in status:
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def test_plain_command_output_and_exit_code(tmp_path: Path) -> None:
