@@ -87,7 +87,8 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     url = remote_url(settings.server_url, settings.repository)
     with tempfile.TemporaryDirectory(prefix="ci-autofix-apply-") as tmp:
         git = _fetch_fix(Path(tmp), url, record, read_token, settings.server_url)
-        checks.fix_commit(git.rev_parse(FETCHED_REF), _parents(git, record.fix_sha), record)
+        checks.side_branch(git.rev_parse(FETCHED_REF), record)  # git's view, after the API's
+        checks.fix_parent(_parents(git, record.fix_sha), record)
         try:
             push = git.push(
                 url,

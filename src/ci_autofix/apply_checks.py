@@ -155,9 +155,8 @@ def side_branch(live_sha: str | None, record: Suggestion) -> None:
         )
 
 
-def fix_commit(fetched_sha: str, parents: Sequence[str], record: Suggestion) -> None:
-    """What git fetched: the recorded fix commit, with the recorded head as its only parent."""
-    side_branch(fetched_sha, record)
+def fix_parent(parents: Sequence[str], record: Suggestion) -> None:
+    """The fetched fix commit has the recorded head as its only parent."""
     if list(parents) != [record.head_sha]:
         found = ", ".join(p[:12] for p in parents) or "none"
         raise refuse(

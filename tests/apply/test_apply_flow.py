@@ -290,3 +290,26 @@ def test_housekeeping_that_fails_after_the_push_is_a_warning_not_an_error(world:
     assert "delete" in warning and "contents: write" in warning
     assert "Could not comment" in result.log
     assert "**Warnings**" in result.summary
+
+
+def test_git_rechecks_the_side_branch_the_api_reported(world: World) -> None:
+    """The side branch moves between the API's answer and the fetch: git's view decides."""
+    s = world.suggest()
+    extra = world.new_commit(s.record.fix_sha, {"evil.py": "import os\n"}, "One more thing")
+    world.push(extra, s.record.fix_branch)
+    stale_answer = {
+        "ref": f"refs/heads/{s.record.fix_branch}",
+        "node_id": "REF_1",
+        "url": f"{world.emu.api_url}/repos/{REPO}/git/refs/heads/{s.record.fix_branch}",
+        "object": {"sha": s.record.fix_sha, "type": "commit", "url": f"{world.emu.api_url}/x"},
+    }
+    world.emu.fail("GET", r"/git/ref/heads/ci-autofix/", 200, body=stale_answer)
+
+    result = world.apply(s.number)
+
+    assert result.outcome.reason == "refused"
+    assert "changed after it was proposed" in result.outcome.message
+    assert extra[:12] in result.outcome.message
+    assert any("git-upload-pack" in r for r in world.git_requests())  # it was fetched ...
+    assert not any("git-receive-pack" in r for r in world.git_requests())  # ... and never pushed
+    assert world.branch("feature") == world.head_sha
