@@ -53,6 +53,8 @@ def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         if halt.reason != HaltReason.ALREADY_APPLIED:
             runner.warning(f"ci-autofix did not apply the suggestion ({halt.reason.value}): {halt.message}")
         outcome = _outcome("halted", halt.message, seen, reason=halt.reason.value, details=halt.details)
+        if halt.reason == HaltReason.ALREADY_APPLIED:
+            outcome.head_sha = outcome.fix_sha  # the branch's head, as after the first apply
         runner.summary(summary(outcome))
         return outcome
 
@@ -263,6 +265,8 @@ def summary(outcome: Outcome) -> str:
     """The apply job's summary."""
     if outcome.status == "applied":
         parts = [f"## ci-autofix: fix applied\n\n{outcome.message}"]
+    elif outcome.reason == HaltReason.ALREADY_APPLIED:
+        parts = [f"## ci-autofix: already applied\n\n{outcome.message}"]
     else:
         parts = [f"## ci-autofix: not applied (`{outcome.reason}`)\n\n{outcome.message}"]
     rows = [

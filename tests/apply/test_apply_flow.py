@@ -106,6 +106,8 @@ def test_a_rerun_of_a_successful_apply_reports_it_and_changes_nothing(world: Wor
     assert "already" in again.outcome.message
     assert again.outputs["status"] == "halted"
     assert again.outputs["reason"] == "already-applied"
+    assert again.outputs["head-sha"] == again.outputs["fix-sha"] == s.record.fix_sha
+    assert "## ci-autofix: already applied" in again.summary
     assert world.emu.refs(REPO) == refs
     assert world.writes() == writes
     assert world.git_requests() == git_calls
