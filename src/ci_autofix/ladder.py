@@ -151,7 +151,7 @@ def _agent_rungs(
     runner.stage("fix agent")
     llm = job.llm_factory()
     context = list(job.context)
-    result = run_agent(_request(job, context), llm=llm, sandbox=sandbox)
+    result = run_agent(_request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets())
     verification = _verify(sandbox, job, git, before)
     if verification is not None and verification.outcome == "failed":
         runner.stage("fix agent: one more turn with the new output")
@@ -161,7 +161,7 @@ def _agent_rungs(
                 verification.to_markdown(),
             )
         )
-        result = run_agent(_request(job, context), llm=llm, sandbox=sandbox)
+        result = run_agent(_request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets())
         verification = _verify(sandbox, job, git, before)
     return result, verification
 
