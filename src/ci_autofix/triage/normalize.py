@@ -21,7 +21,11 @@ MAX_LINE_CHARS = 2000  # longer lines are shown as their head and tail
 
 def to_text(log: str | bytes) -> str:
     """Decode and normalise newlines: `\\r\\n` and lone `\\r` end a line, NUL bytes are dropped."""
-    text = log.decode("utf-8", "replace") if isinstance(log, bytes | bytearray) else str(log)
+    if isinstance(log, bytes | bytearray):
+        data = bytes(log[3:]) if log.startswith(b"\xef\xbb\xbf") else bytes(log)
+        text = data.decode("utf-8", "replace")
+    else:
+        text = str(log)
     if "\x00" in text:
         text = text.replace("\x00", "")
     if "\r" in text:
