@@ -311,3 +311,13 @@ def test_files_made_by_the_setup_and_the_commands_never_reach_the_fix(project: P
     assert result.setup is not None and result.setup.ok
     left = sorted(str(p.relative_to(project)) for p in project.rglob("*") if ".git" not in p.parts)
     assert left == ["calc.py", "test_calc.py", "test_new.py", "test_other.py", "tools", "tools/make_files.py"]
+
+
+def test_standalone_linters_need_no_environment() -> None:
+    from ci_autofix.verify import needs_environment
+
+    assert not needs_environment(["ruff format --check .", "black --check src", "python -m isort --check ."])
+    assert not needs_environment(["/opt/venv/bin/ruff check", ""])
+    assert needs_environment(["ruff check .", "pytest -q"])
+    assert needs_environment(["python -m mypy src"])
+    assert needs_environment(["make lint"])

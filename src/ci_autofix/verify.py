@@ -231,9 +231,55 @@ def _stamp(root: Path, setup_command: str) -> str:
     return digest.hexdigest()
 
 
-def prepare(sandbox: Sandbox, setup_command: str, *, env_dir: Path | None, timeout: float) -> _Prepared:
-    """The sandbox the commands run in, after the setup (run at most once per dependency content)."""
+# Tools that check files without importing the project: no environment to prepare for them.
+STANDALONE_TOOLS = frozenset(
+    {
+        "ruff",
+        "black",
+        "isort",
+        "flake8",
+        "codespell",
+        "yamllint",
+        "shellcheck",
+        "prettier",
+        "eslint",
+        "markdownlint",
+        "actionlint",
+        "hadolint",
+        "typos",
+    }
+)
+
+
+def needs_environment(commands: Sequence[str]) -> bool:
+    """Whether any command runs the project's code (tests, type checks) rather than a standalone linter."""
+    for command in commands:
+        words = command.split()
+        if not words:
+            continue
+        tool = Path(words[0]).name
+        if tool in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+            tool = words[2]
+        if tool not in STANDALONE_TOOLS:
+            return True
+    return False
+
+
+def prepare(
+    sandbox: Sandbox,
+    setup_command: str,
+    *,
+    env_dir: Path | None,
+    timeout: float,
+    commands: Sequence[str] = ("",),
+) -> _Prepared:
+    """The sandbox the commands run in, after the setup (run at most once per dependency content).
+
+    Without a configured setup, commands that only run standalone linters need no environment.
+    """
     root = sandbox.root
+    if not setup_command and commands is not None and not needs_environment(commands):
+        return _Prepared(sandbox, None)
     if not is_python_project(root):
         if not setup_command:
             return _Prepared(sandbox, None)
@@ -323,7 +369,7 @@ def reproduce(
 def _reproduce(
     sandbox: Sandbox, commands: Sequence[str], *, timeout: float, setup_command: str, env_dir: Path | None
 ) -> list[Evidence]:
-    prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout)
+    prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=commands)
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
     return [
@@ -371,7 +417,9 @@ def _verify(
     timeout: float,
     env_dir: Path | None,
 ) -> Verification:
-    prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout)
+    prepared = prepare(
+        sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=[*commands, test_command]
+    )
     setup = prepared.setup
     if setup is not None and not setup.ok:
         what = (
