@@ -81,13 +81,13 @@ class FirstRequest:
         self.server.server_close()
 
 
-def failed_run_event() -> dict[str, object]:
+def failed_run_event(head_sha: str) -> dict[str, object]:
     repo = {"id": 7, "full_name": "acme/widgets", "default_branch": "main"}
     run = {
         "id": 4242,
         "name": "CI",
         "head_branch": "main",
-        "head_sha": "1" * 40,
+        "head_sha": head_sha,
         "path": ".github/workflows/ci.yml",
         "run_attempt": 1,
         "event": "push",
@@ -143,6 +143,21 @@ def one_run(image: str, workspace: Path, event: Path, code: str | None) -> float
         server.close()
 
 
+def checkout(path: Path) -> tuple[Path, str]:
+    """A one-commit checkout owned by the runner's uid (1001), as actions/checkout leaves it."""
+    path.mkdir()
+    (path / "README.md").write_text("widgets\n")
+    git = ["git", "-C", str(path), "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-qm", "init"]):
+        subprocess.run(git + args, check=True)
+    head = subprocess.run(
+        [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    for item in [path, *path.rglob("*")]:
+        os.lchown(item, 1001, 1001)
+    return path, head
+
+
 def image_size(image: str) -> int:
     out = subprocess.run(
         ["podman", "image", "inspect", "--format", "{{.Size}}", image],
@@ -163,11 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("podman") is None:
         raise SystemExit("podman is not installed: run ci/container/setup-tools")
     with tempfile.TemporaryDirectory(prefix="ci-autofix-bench-") as tmp:
-        workspace = Path(tmp) / "workspace"
-        workspace.mkdir()
-        subprocess.run(["git", "init", "-q", "-b", "main", str(workspace)], check=True)
+        workspace, head = checkout(Path(tmp) / "workspace")
         event = Path(tmp) / "event.json"
-        event.write_text(json.dumps(failed_run_event()))
+        event.write_text(json.dumps(failed_run_event(head)))
         one_run(ns.image, workspace, event, None)  # warm the page cache; not counted
         rows: dict[str, list[float]] = {"entrypoint": [], **{name: [] for name in BASELINES}}
         for _ in range(ns.runs):  # interleaved, so drift on a shared machine hits all rows alike
