@@ -56,15 +56,25 @@ class Scenario:
         )
 
 
+DISPATCHABLE_CI = CLEAN[".github/workflows/ci.yml"].replace(
+    "on: [push]", "on:\n  push:\n  workflow_dispatch:"
+)
+
+
 @pytest.fixture
 def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
-    emu = github_emulator
+    return make_scenario(github_emulator, tmp_path)
+
+
+def make_scenario(emu: GitHubEmulator, tmp_path: Path, *, dispatch: bool = False) -> Scenario:
     source = tmp_path / "source"
-    init_repo(source, CLEAN)
+    ci = {".github/workflows/ci.yml": DISPATCHABLE_CI} if dispatch else {}
+    init_repo(source, {**CLEAN, **ci})
     git(source, "checkout", "-q", "-b", "feature")
     head_sha = commit(source, BROKEN, "Add perimeter")
     log = job_log(source, ["ruff format --check ."])
     emu.create_repo(REPO, source=source)
+    emu.add_workflow(REPO, ".github/workflows/ci.yml", "CI", dispatch=dispatch)
     emu.add_user("alice", permission="write", email=ALICE[1])
     run = emu.add_workflow_run(
         REPO,
@@ -225,3 +235,41 @@ def test_a_bad_input_names_the_input(scenario: Scenario) -> None:
     assert result.exit_code == 1
     assert "max-attempts" in result.stdout + result.stderr
     assert scenario.emu.api_requests() == []
+
+
+def test_without_a_dispatch_trigger_the_pr_says_ci_will_not_run(scenario: Scenario) -> None:
+    result = scenario.propose()
+    [pull] = scenario.emu.pulls(REPO)
+    assert "CI will not run on this fix" in pull.body
+    assert "workflow_dispatch:" in pull.body and "ci-token" in pull.body
+    assert scenario.emu.dispatches == []
+    assert result.outputs["status"] == "proposed"
+
+
+def test_ci_is_dispatched_on_the_fix_and_recorded(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
+    scenario = make_scenario(github_emulator, tmp_path, dispatch=True)
+    result = scenario.propose()
+    assert result.outputs["status"] == "proposed", result.summary
+    [dispatch] = scenario.emu.dispatches
+    assert (dispatch.workflow, dispatch.ref, dispatch.inputs) == (
+        ".github/workflows/ci.yml",
+        result.outputs["fix-branch"],
+        {},
+    )
+    [pull] = scenario.emu.pulls(REPO)
+    record = parse(pull.body)
+    assert record is not None and record.ci_run_id is not None
+    assert record.ci_run_url and record.ci_run_url in pull.body
+    assert "workflow_dispatch" in pull.body
+
+
+def test_with_a_ci_token_the_fix_is_pushed_with_it(scenario: Scenario) -> None:
+    ci_token = "ghp_" + "c" * 36
+    scenario.emu.add_token(ci_token, "ci-bot")
+    scenario.emu.forbid_push(scenario.emu.token)  # only a push made with the ci-token can succeed
+    result = scenario.propose(**{"ci-token": ci_token})
+    assert result.outputs["status"] == "proposed", result.summary
+    [pull] = scenario.emu.pulls(REPO)
+    assert "pushed with the `ci-token`" in pull.body
+    assert scenario.emu.dispatches == []
+    assert ci_token not in result.stdout.replace(f"::add-mask::{ci_token}", "") + pull.body
