@@ -1,0 +1,157 @@
+"""`ci-autofix fix` and `ci-autofix demo`, run as a user runs them: a subprocess on a real checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from emulator.sample import commit, git, init_repo
+from fakes.messages import reply, tool_use
+
+from ci_autofix.demo import job_log
+
+BIN = Path(sys.executable).parent
+BROKEN = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": "def f( x ):\n    return x*2\n"}
+
+
+def cli(
+    *args: str,
+    cwd: Path,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "INPUT_", "GITHUB_"))}
+    base["PATH"] = f"{BIN}{os.pathsep}{base.get('PATH', '')}"
+    return subprocess.run(
+        [str(BIN / "ci-autofix"), *args],
+        cwd=cwd,
+        input=stdin.decode() if stdin else None,
+        capture_output=True,
+        text=True,
+        env={**base, **(env or {})},
+        timeout=300,
+    )
+
+
+def test_fix_commits_on_a_side_branch_and_leaves_the_working_tree_alone(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    head = init_repo(repo, BROKEN)
+    (repo / "notes.txt").write_text("my uncommitted work\n")
+    log = job_log(repo, ["ruff format --check ."])
+    (tmp_path / "ci.log").write_bytes(log)
+
+    result = cli(
+        "fix", str(tmp_path / "ci.log"), "--repo", str(repo), "--branch", "autofix/try", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert "triage" in result.stderr and "deterministic fixers" in result.stderr  # progress, stage by stage
+    assert "+def f(x):" in result.stdout and "autofix/try" in result.stdout
+
+    # the working tree, the index and HEAD are as they were; the fix is one commit on the new branch
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert (repo / "app.py").read_text() == BROKEN["app.py"]
+    assert git(repo, "status", "--porcelain") == "?? notes.txt"
+    assert git(repo, "rev-parse", "autofix/try^") == head
+    assert git(repo, "show", "autofix/try:app.py") == "def f(x):\n    return x * 2"
+    assert git(repo, "worktree", "list").count("\n") == 0  # the temporary worktree is gone
+
+
+def test_fix_reads_the_log_from_stdin(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    init_repo(repo, BROKEN)
+    result = cli("fix", "-", cwd=repo, stdin=job_log(repo, ["ruff format --check ."]))
+    assert result.returncode == 0, result.stderr
+    branches = git(repo, "branch", "--list", "ci-autofix/*")
+    assert "ci-autofix/main/local-" in branches
+
+
+def test_fix_halts_when_nothing_applies(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    init_repo(repo, {"test_x.py": "def test_x():\n    assert 1 == 2\n"})
+    result = cli("fix", "-", cwd=repo, stdin=job_log(repo, ["python -m pytest -q -p no:cacheprovider"]))
+    assert result.returncode == 3
+    assert "halted (agent-disabled)" in result.stderr
+    assert "anthropic-api-key" in result.stderr
+    assert git(repo, "branch", "--list", "ci-autofix/*") == ""
+
+
+def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
+    result = cli("fix", str(tmp_path / "missing.log"), "--repo", str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Cannot read the log file" in result.stderr and "What to do" in result.stderr
+    result = cli("fix", "-", "--max-turns", "many", cwd=tmp_path)
+    assert result.returncode == 2 and "max-turns" in result.stderr
+
+
+def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
+    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    project = tmp_path / "d" / "statskit"
+    assert git(project, "show", "ci-autofix/demo:statskit.py").startswith(
+        "def total(values):\n    return sum(values)"
+    )
+    assert "set ANTHROPIC_API_KEY" in result.stdout
+    assert (tmp_path / "d" / "ci.log").read_bytes().count(
+        b"##[error]Process completed with exit code 1."
+    ) == 2
+
+
+def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
+    editor = "str_replace_based_edit_tool"
+    turns = [
+        reply(
+            tool_use(
+                editor,
+                {
+                    "command": "str_replace",
+                    "path": "statskit.py",
+                    "old_str": "total(values) // len(values)",
+                    "new_str": "total(values) / len(values)",
+                },
+            )
+        ),
+        reply(tool_use("run", {"command": "python -m unittest -v"})),
+        reply(
+            tool_use(
+                "finish",
+                {
+                    "summary": "mean() used integer division.",
+                    "root_cause": "statskit.py:7 //",
+                    "confidence": "high",
+                    "notes_left_as_is": [],
+                },
+            )
+        ),
+    ]
+    script, port_file = tmp_path / "turns.json", tmp_path / "port"
+    script.write_text(json.dumps(turns))
+    tests = Path(__file__).parent
+    fake = subprocess.Popen(
+        [sys.executable, "-m", "fakes.messages", "--script", str(script), "--port-file", str(port_file)],
+        cwd=tests,
+        env={**os.environ, "PYTHONPATH": str(tests)},
+    )
+    try:
+        for _ in range(200):
+            if port_file.is_file() and port_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        env = {
+            "ANTHROPIC_API_KEY": "sk-ant-api03-" + "d" * 40,
+            "ANTHROPIC_BASE_URL": port_file.read_text().strip(),
+        }
+        result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, env=env)
+    finally:
+        fake.send_signal(signal.SIGTERM)
+        fake.wait(timeout=10)
+    assert result.returncode == 0, result.stderr
+    assert "fix agent" in result.stderr
+    assert "Verification: verified" in result.stdout
+    assert "mean() used integer division." in result.stdout
+    fixed = git(tmp_path / "d" / "statskit", "show", "ci-autofix/demo:statskit.py")
+    assert "return sum(values)" in fixed and "total(values) / len(values)" in fixed
