@@ -234,6 +234,8 @@ def test_a_bad_input_names_the_input(scenario: Scenario) -> None:
     result = scenario.propose(**{"max-attempts": "lots"})
     assert result.exit_code == 1
     assert "max-attempts" in result.stdout + result.stderr
+    assert result.outputs["status"] == "error"
+    assert "max-attempts" in result.summary
     assert scenario.emu.api_requests() == []
 
 

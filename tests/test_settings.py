@@ -109,3 +109,17 @@ def test_secrets_lists_every_token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INPUT_CI-TOKEN", "t2-value")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "t3-value")
     assert sorted(load_settings().secrets()) == ["t1-value", "t2-value", "t3-value"]
+
+
+def test_unknown_fixers_fail_at_startup(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INPUT_FIXERS", "ruff-format, prettyfier")
+    with pytest.raises(UserError) as err:
+        load_settings()
+    assert "input `fixers`" in err.value.cause and "prettyfier" in err.value.cause
+
+
+def test_a_long_bad_value_is_shortened(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INPUT_PULL-REQUEST", "9" * 10_000 + "x")
+    with pytest.raises(UserError) as err:
+        load_settings()
+    assert len(err.value.cause) < 400

@@ -14,6 +14,7 @@ import sys
 import traceback
 import types
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from ci_autofix import __version__
@@ -149,13 +150,17 @@ def _default(field: Any) -> str:
 # ---- the action ------------------------------------------------------------------------------
 def run_action() -> int:
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    runner = Runner(in_actions=in_actions)
+    # The file-command paths come straight from the runner, so even invalid settings get outputs.
+    runner = Runner(
+        in_actions=in_actions,
+        output_path=_env_path("GITHUB_OUTPUT"),
+        summary_path=_env_path("GITHUB_STEP_SUMMARY"),
+    )
     runner.mask(_raw_secret_inputs())
     try:
         from ci_autofix.settings import load_settings
 
         settings = load_settings()
-        runner.output_path, runner.summary_path = settings.output_path, settings.summary_path
         runner.mask(settings.secrets())
         outcome = _run_flow(settings, runner)
     except UserError as exc:
@@ -201,6 +206,11 @@ def _run_flow(settings: Settings, runner: Runner) -> Outcome:
         outcome = Outcome("halted", reason=halt.reason.value, message=halt.message, details=halt.details)
         runner.summary(f"## ci-autofix: halted (`{halt.reason.value}`)\n\n{halt.message}\n")
         return outcome
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value) if value else None
 
 
 def _raw_secret_inputs() -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ci_autofix import report
+from ci_autofix.ci_trigger import trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
 from ci_autofix.github import GitHub, PullInfo
@@ -27,13 +28,6 @@ class Delivery:
     record: Suggestion
     unrequested_reviewers: list[str] = field(default_factory=list)
     ci_note: str = ""
-
-
-@dataclass(frozen=True)
-class CiOnFix:
-    note: str
-    run_id: int | None = None
-    run_url: str | None = None
 
 
 def deliver(
@@ -103,34 +97,13 @@ def _push_token(settings: Settings) -> str:
     return secret.get_secret_value()
 
 
-def trigger_ci(gh: GitHub, settings: Settings, workflow_file: str, ref: str) -> CiOnFix:
-    """Make the repository's CI run on the fix, or say plainly why it will not."""
-    if settings.ci_token is not None:
-        return CiOnFix("CI runs on this branch: it was pushed with the `ci-token`.")
-    if workflow_file and gh.workflow_dispatchable(workflow_file):
-        try:
-            run = gh.dispatch_workflow(workflow_file, ref=ref, inputs={})
-        except UserError as exc:
-            return CiOnFix(f"CI could not be started on this fix: {exc.cause} {exc.remedy}")
-        link = f" ([run]({run.html_url}))" if run.html_url else ""
-        return CiOnFix(
-            f"CI was started on this branch with a `workflow_dispatch` of `{workflow_file}`{link}.",
-            run.run_id,
-            run.html_url,
-        )
-    return CiOnFix(
-        "**CI will not run on this fix**: pushes made with `GITHUB_TOKEN` start no workflow. To have CI check "
-        f"fixes, add a `workflow_dispatch:` trigger to `{workflow_file or 'your CI workflow'}` (ci-autofix then "
-        "dispatches it, with `actions: write`), or pass a GitHub App token or PAT as `ci-token`."
-    )
-
-
 def reviewers_for(gh: GitHub, settings: Settings, *, pr_numbers: list[int], head_sha: str) -> list[str]:
     """The author of the failing change (PR author, else commit author) and the configured reviewers."""
     people: list[str] = []
     numbers = pr_numbers or [p.number for p in gh.pulls_for_commit(head_sha)]
     for number in numbers[:1]:
-        people.append(gh.get_pull(number).author)
+        if author := gh.get_pull(number).author:
+            people.append(author)
     if not people and (login := gh.commit_author_login(head_sha)):
         people.append(login)
     people.extend(settings.reviewers)

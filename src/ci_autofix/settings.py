@@ -181,6 +181,17 @@ class Settings(BaseSettings):
             return [item.strip() for item in value.replace(",", "\n").splitlines() if item.strip()]
         return value
 
+    @field_validator("fixers")
+    @classmethod
+    def _known_fixers(cls, value: list[str]) -> list[str]:
+        from ci_autofix.fixers.plan import parse_requested
+
+        try:
+            parse_requested(value)
+        except UserError as exc:
+            raise ValueError(f"{exc.cause} {exc.remedy}") from None
+        return value
+
     @field_validator("branch_prefix")
     @classmethod
     def _plain_prefix(cls, value: str) -> str:
@@ -244,7 +255,8 @@ def _describe(exc: ValidationError) -> tuple[str, str]:
         name = where.removeprefix("INPUT_").lower().replace("_", "-") if where.startswith("INPUT_") else where
         name = name.replace("_", "-")
         secret = any(word in name for word in ("token", "key"))
-        shown = "" if secret else f" (got {error.get('input')!r})"
+        value = repr(error.get("input"))
+        shown = "" if secret else f" (got {value[:60] + '…' if len(value) > 60 else value})"
         if where.startswith("INPUT_") or name in Settings.input_names():
             problems.append(f"input `{name}`{shown}: {error['msg']}")
         else:
