@@ -83,7 +83,7 @@ def test_fix_halts_when_nothing_applies(tmp_path: Path) -> None:
 def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     result = cli("fix", str(tmp_path / "missing.log"), "--repo", str(tmp_path), cwd=tmp_path)
     assert result.returncode == 2
-    assert "Cannot read the log file" in result.stderr and "What to do" in result.stderr
+    assert "Cannot read the log" in result.stderr and "What to do" in result.stderr
     result = cli("fix", "-", "--max-turns", "many", cwd=tmp_path)
     assert result.returncode == 2 and "max-turns" in result.stderr
 

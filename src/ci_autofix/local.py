@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ci_autofix.cli_input import read_input
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.git import Git, GitError
 from ci_autofix.runner import Runner
@@ -70,21 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def read_log(source: str) -> bytes:
-    if source == "-":
-        if sys.stdin.isatty():
-            raise UserError(
-                "No log given and standard input is a terminal.",
-                "Pass a log file, or pipe one in: `gh run view <id> --log-failed | ci-autofix fix -`.",
-            )
-        return sys.stdin.buffer.read()
-    path = Path(source)
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UserError(
-            f"Cannot read the log file {source}: {exc.strerror}.",
-            "Pass the path of a saved CI log, or - to read standard input.",
-        ) from None
+    return read_input(source, what="log", example="gh run view <id> --log-failed | ci-autofix fix -")
 
 
 def fix(

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from ci_autofix.cli_input import read_input
 from ci_autofix.errors import UserError
 from ci_autofix.policy import DEFAULT_PROTECTED, check_diff
 
@@ -73,21 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(source: str) -> bytes:
-    if source == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise UserError(
-                "No diff was given: standard input is a terminal.",
-                "Pass a diff file, or pipe one in: `git diff | ci-autofix check-diff -`.",
-            )
-        return sys.stdin.buffer.read()
-    path = Path(source)
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UserError(
-            f"Cannot read the diff {source}: {exc.strerror or exc}.",
-            "Pass the path of a unified diff file (or `-` for standard input).",
-        ) from exc
+    return read_input(source, what="diff", example="git diff | ci-autofix check-diff -")
 
 
 def _positive(value: str) -> int:
