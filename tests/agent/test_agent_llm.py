@@ -159,6 +159,7 @@ def test_request_from_settings_and_allowed_commands() -> None:
     assert request.max_turns == 7 and request.allow_shell and request.model == settings.model
     assert request.allowed_commands == ["pytest -q", "pip install -e ."]
     assert request.context[0].label == "review comment"
+    assert request.secrets == (TEST_KEY,) and TEST_KEY not in repr(request)
 
 
 # ---- the fake as its own process ------------------------------------------------------------------------------------

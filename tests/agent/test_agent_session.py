@@ -195,3 +195,22 @@ def _usages(fake: FakeMessagesAPI) -> list[Usage]:
         )
         for u in (r.response["usage"] for r in fake.message_requests)
     ]
+
+
+def test_the_runs_own_secrets_are_masked_in_everything_sent(
+    broken_repo: Path, sandbox: Sandbox, llm: LLM, messages_api: FakeMessagesAPI
+) -> None:
+    custom = "bedrock-creds-not-matching-any-pattern-42"
+    (broken_repo / "settings.ini").write_text(f"[aws]\nkey = {custom}\n")
+    messages_api.push(
+        reply(tool_use(EDITOR, {"command": "view", "path": "settings.ini"})),
+        reply(tool_use("finish", {"summary": "s", "root_cause": "r", "confidence": "low"})),
+    )
+    excerpt = f"E   ConnectionError: auth {custom} rejected"
+    request = AgentRequest(
+        diagnosis=diagnosis(quick_command(), excerpt=excerpt), model="claude-sonnet-5-5", secrets=[custom]
+    )
+    run_agent(request, llm=llm, sandbox=sandbox)
+    sent = messages_api.everything_sent()
+    assert custom not in sent
+    assert sent.count("[REDACTED]") >= 2  # in the excerpt and in the viewed file

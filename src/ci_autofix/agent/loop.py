@@ -61,6 +61,7 @@ def run_agent(
     secrets: Sequence[str] = (),
     clock: Callable[[], float] = time.monotonic,
 ) -> AgentResult:
+    secrets = (*request.secrets, *secrets)
     toolbox = Toolbox(
         sandbox,
         allowed_commands=request.allowed_commands,

@@ -42,6 +42,9 @@ class AgentRequest:
     # Our own (trusted) words about the task, e.g. "address the review comments below".
     task: str = ""
     max_tokens: int = 16_000  # per model turn; ≤ 21,333 keeps the SDK's non-streaming guard quiet
+    # Values masked in everything sent to the model, besides the usual secret patterns (the run's
+    # tokens and keys: `from_settings` fills it). Never printed: kept out of repr.
+    secrets: Sequence[str] = field(default=(), repr=False)
 
     @property
     def commands(self) -> list[str]:
@@ -78,6 +81,7 @@ class AgentRequest:
             failing_commands=tuple(failing_commands),
             context=tuple(context),
             task=task,
+            secrets=tuple(settings.secrets()),
         )
 
 
