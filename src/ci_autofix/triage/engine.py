@@ -120,7 +120,7 @@ def _commands(view: LogView) -> tuple[list[str], list[Span]]:
     for i in view.anchors:
         line = without_marker(view.clean(i)).strip()
         travis = TRAVIS_EXIT_RE.match(line)
-        if travis:
+        if travis and travis.group("code") != "0":
             commands.append(travis.group("cmd"))
             spans.append(Span(i, i, 0))
     if not commands:
@@ -143,16 +143,34 @@ def _last_prompt(view: LogView) -> int | None:
     return None
 
 
+def failed_ranges(view: LogView) -> list[tuple[int, int]]:
+    """The failed steps as (first, last) lines: GitHub steps that ended with a non-zero exit code,
+    else Travis commands (`$ cmd` ... `The command "cmd" exited with N.`) with N > 0."""
+    ranges = []
+    for step in view.failed_steps():
+        ranges.append((step.header, step.exit_line if step.exit_line is not None else step.end - 1))
+    if ranges:
+        return ranges
+    prompt = -1
+    for i in view.anchors:
+        line = without_marker(view.clean(i)).strip()
+        if PROMPT_RE.match(line):
+            prompt = i
+            continue
+        travis = TRAVIS_EXIT_RE.match(line)
+        if travis and travis.group("code") != "0":
+            ranges.append((prompt if prompt >= 0 else max(0, i - 200), i))
+    return ranges
+
+
 def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> list[Span]:
     """Error lines no parser claimed (with what follows them) and the failed step's or log's tail."""
     spans: list[Span] = []
-    failed = view.failed_steps()
+    failed = failed_ranges(view)
     in_failed: set[int] = set()
-    for step in failed:
-        end = step.exit_line if step.exit_line is not None else step.end
-        lo = max(step.header, end - TAIL_LINES)
-        spans.append(Span(lo, end, 3, rank=0))
-        in_failed.update(range(step.header, end + 1))
+    for first, end in failed:
+        spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
+        in_failed.update(range(first, end + 1))
     n = len(view)
     anchors = set(view.anchors)
     candidates: list[tuple[int, int]] = []
@@ -164,27 +182,28 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
             continue
         strength = 2 if HEADLINE_RE.search(line.strip()) else 1
         if i in in_failed:
-            strength += 1
+            strength += FAILED_STEP_BONUS
         candidates.append((strength, i))
     # nearby error lines form one region; regions are ranked by their strongest line, then
     # by how many error lines they hold, then by position (the first occurrence first)
     blocks = sorted((i - CONTEXT_BEFORE, _block_end(view, i), strength) for strength, i in candidates)
     regions: list[list[int]] = []
     for first, last, strength in blocks:
-        if regions and first <= regions[-1][1] + REGION_GAP:
-            region = regions[-1]
+        region = regions[-1] if regions else None
+        if region and first <= region[1] + REGION_GAP and last - region[0] < REGION_MAX_LINES:
             region[1] = max(region[1], last)
             region[2] = max(region[2], strength)
             region[3] += 1
         else:
+            if region and first <= region[1]:
+                first = region[1] + 1
             regions.append([first, last, strength, 1])
     regions.sort(key=lambda r: (-r[2], -min(r[3], REGION_COUNT_CAP), r[0]))
     for rank, (first, last, _, _) in enumerate(regions[:400]):
         spans.append(Span(first, last, 2, rank=rank))
+        spans.append(Span(first - EXPAND_BEFORE, last + EXPAND_AFTER, 4, rank=rank))
     if not failed:
-        exits = [i for i in view.anchors if TRAVIS_EXIT_RE.match(without_marker(view.clean(i)).strip())]
-        end = exits[0] if exits else n - 1
-        spans.append(Span(max(0, end - TAIL_LINES), end, 3, rank=0))
+        spans.append(Span(max(0, n - TAIL_LINES), n - 1, 3, rank=0))
     return spans
 
 
@@ -194,6 +213,10 @@ WEAK_LINES = 30
 EVIDENCE_LINES = 30  # per failure, when there are many; the rest competes with the context
 REGION_GAP = 8
 REGION_COUNT_CAP = 1
+REGION_MAX_LINES = 200
+FAILED_STEP_BONUS = 2
+EXPAND_BEFORE = 10  # wider context around error regions, only while the excerpt is small
+EXPAND_AFTER = 30
 BLOCK_LINES = 40
 
 

@@ -18,6 +18,7 @@ MARKER = "… [{n} lines omitted] …"
 MARKER_COST = 32
 SOFT_SHARE = 1.0  # priorities >= 2 fill up to this share of the budget
 MIN_SOFT_BYTES = 6000
+SMALL_BYTES = 9000  # priority 4 (wide context) only fills an excerpt up to this size
 
 
 @dataclass
@@ -46,7 +47,9 @@ def choose(spans: list[Span], line_at: Callable[[int], str], n_lines: int, budge
         first, last = max(0, span.first), min(n_lines - 1, span.last)
         if first > last:
             continue
-        cap = limit if span.priority < 2 else min(limit, max(soft, 0))
+        cap = limit if span.priority < 2 else min(limit, soft)
+        if span.priority >= 4:
+            cap = min(cap, SMALL_BYTES)
         if used >= cap:
             if span.priority >= 2:
                 continue

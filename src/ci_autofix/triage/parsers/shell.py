@@ -21,7 +21,7 @@ PARSERS = (
         "travis-exit",
         "shell",
         "error",
-        r"^The command \"(?P<msg>.+)\" (?:exited with|failed and exited with) (?P<rule>\d+)(?: during .*)?\.$",
+        r"^The command \"(?P<msg>.+)\" (?:exited with|failed and exited with) (?P<rule>[1-9]\d*)(?: during .*)?\.$",
     ),
     line_parser("jenkins-exit", "shell", "error", r"^(?:ERROR: )?script returned exit code (?P<rule>\d+)$"),
 )
