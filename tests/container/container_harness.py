@@ -91,12 +91,15 @@ def run_like_runner(
     event: dict[str, Any] | None,
     inputs: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
+    github_token: str = "",
     timeout: int = 300,
 ) -> ContainerRun:
     """Run `image` on `workspace` as the runner would for `event_name` with `event` as payload.
-    `inputs` are the action's inputs by their `with:` names; `env` other variables to pass
-    (GITHUB_API_URL, GITHUB_SERVER_URL, GITHUB_REPOSITORY, ANTHROPIC_BASE_URL, ...)."""
-    inputs = inputs or {}
+    `inputs` are the action's inputs by their `with:` names; like the runner, every input that
+    action.yml declares is set, to its default when not given (`${{ github.token }}` is
+    `github_token`). `env`: other variables to pass (GITHUB_API_URL, GITHUB_SERVER_URL,
+    GITHUB_REPOSITORY, ANTHROPIC_BASE_URL, ...)."""
+    inputs = {**declared_inputs(github_token), **(inputs or {})}
     env = env or {}
     with tempfile.TemporaryDirectory(prefix="ci-autofix-run-") as tmp:
         tmp_path = Path(tmp)
@@ -128,6 +131,16 @@ def run_like_runner(
         output_text = (result / "set_output").read_text() if (result / "set_output").exists() else ""
         summary = (result / "step_summary").read_text() if (result / "step_summary").exists() else ""
     return ContainerRun(proc.returncode, parse_outputs(output_text), summary, proc.stdout, proc.stderr)
+
+
+def declared_inputs(github_token: str) -> dict[str, str]:
+    """The inputs action.yml declares, each with its default as the runner evaluates it."""
+    from runner_sim import declared_inputs as declared
+
+    return {
+        name: github_token if re.fullmatch(r"\$\{\{\s*github\.token\s*\}\}", default) else default
+        for name, default in declared().items()
+    }
 
 
 def engine_available() -> bool:

@@ -4,18 +4,19 @@ emulator and the Messages fake on 127.0.0.1. Skipped unless CI_AUTOFIX_IMAGE nam
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from container_harness import ContainerRun, make_runner_checkout, run_like_runner
+from container_harness import RUNNER_UID, ContainerRun, make_runner_checkout, run_like_runner
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from fakes.messages import FakeMessagesAPI
 
 REPO = "acme/widgets"
+BRANCH = "feature"
 AUTHOR = ("alice", "alice@example.com")
 UNFORMATTED = 'def greet( name ):\n    return "hello, "+name\n\n\n\n\nPI=3.14\n'
 
@@ -77,7 +78,8 @@ def test_a_successful_run_halts_not_a_failure_before_any_api_call(
         _empty_workspace(tmp_path),
         event_name="workflow_run",
         event=_minimal_run_event("success"),
-        inputs={"github-token": github_emulator.token, "fail-on-halt": ""},
+        inputs={"fail-on-halt": ""},
+        github_token=github_emulator.token,
         env=_emulator_env(github_emulator),
     )
 
@@ -139,23 +141,27 @@ def _runner_log(command: str, output: str) -> bytes:
 
 
 def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run, str]:
-    """A repository whose CI failed on `ruff format --check .`, with the real tool's output as log."""
+    """A repository whose CI failed on `ruff format --check .` on branch `feature`, with the real
+    tool's output as the job's log."""
     source = tmp_path / "source"
     source.mkdir()
     _git(source, "init", "-q", "-b", "main")
     (source / "pyproject.toml").write_text(
         '[project]\nname = "widgets"\nversion = "0.1.0"\n\n[tool.ruff]\nline-length = 100\n'
     )
-    (source / "widgets.py").write_text(UNFORMATTED)
     (source / ".github" / "workflows").mkdir(parents=True)
     (source / ".github" / "workflows" / "ci.yml").write_text(
         "on: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n"
         "      - run: pip install ruff==0.17.6\n      - run: ruff format --check .\n"
     )
+    (source / "widgets.py").write_text("PI = 3.14\n")
+    author = ["-c", f"user.name={AUTHOR[0]}", "-c", f"user.email={AUTHOR[1]}"]
     _git(source, "add", ".")
-    _git(
-        source, "-c", f"user.name={AUTHOR[0]}", "-c", f"user.email={AUTHOR[1]}", "commit", "-qm", "Add greet"
-    )
+    _git(source, *author, "commit", "-qm", "Start")
+    _git(source, "checkout", "-q", "-b", BRANCH)
+    (source / "widgets.py").write_text(UNFORMATTED)
+    _git(source, "add", ".")
+    _git(source, *author, "commit", "-qm", "Add greet")
     sha = _git(source, "rev-parse", "HEAD")
     check = subprocess.run(
         [sys.executable, "-m", "ruff", "format", "--check", "."],
@@ -167,10 +173,15 @@ def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run
     assert check.returncode == 1, check.stdout + check.stderr
     emu.create_repo(REPO, source=source)
     emu.add_user(AUTHOR[0], "write", email=AUTHOR[1])
+    steps = [
+        StepSpec("Set up job"),
+        StepSpec("Run actions/checkout@v4"),
+        StepSpec("Run ruff format --check .", "failure"),
+    ]
     run = emu.add_workflow_run(
         REPO,
         ".github/workflows/ci.yml",
-        "main",
+        BRANCH,
         sha,
         "failure",
         actor=AUTHOR[0],
@@ -178,11 +189,7 @@ def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run
             JobSpec(
                 "lint",
                 "failure",
-                [
-                    StepSpec("Set up job"),
-                    StepSpec("Run actions/checkout@v4"),
-                    StepSpec("Run ruff format --check .", "failure"),
-                ],
+                steps,
                 log=_runner_log("ruff format --check .", check.stdout + check.stderr),
             )
         ],
@@ -192,24 +199,48 @@ def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run
 
 def _expected_format_diff(source: Path, tmp_path: Path) -> str:
     copy = tmp_path / "expected"
-    subprocess.run(["git", "clone", "-q", str(source), str(copy)], check=True)
+    subprocess.run(["git", "clone", "-q", "-b", BRANCH, str(source), str(copy)], check=True)
     subprocess.run([sys.executable, "-m", "ruff", "format", "."], cwd=copy, check=True, capture_output=True)
     return _git(copy, "diff")
 
 
-def _check_propose(emu: GitHubEmulator, result: ContainerRun, run: Run, sha: str, expected_diff: str) -> None:
+def _propose_in_image(image: str, emu: GitHubEmulator, tmp_path: Path) -> tuple[ContainerRun, Run, str, str]:
+    """The propose job: a failed run's event, the failing commit checked out, the image run as the runner does."""
+    source, run, sha = _seed_format_failure(emu, tmp_path)
+    expected_diff = _expected_format_diff(source, tmp_path)
+    workspace = make_runner_checkout(source, tmp_path / "workspace", sha)
+    with FakeMessagesAPI().start() as messages:
+        result = run_like_runner(
+            image,
+            workspace,
+            event_name="workflow_run",
+            event=emu.workflow_run_event(run),
+            inputs={"anthropic-api-key": "sk-ant-test-key"},
+            github_token=emu.token,
+            env={**_emulator_env(emu), "GITHUB_RUN_ID": "555", "ANTHROPIC_BASE_URL": messages.url},
+        )
+        # the deterministic fixer suffices: the model is never asked
+        assert messages.message_requests == [], result.explain()
+    assert "sk-ant-test-key" not in _unmasked(result), result.explain()
+    return result, run, sha, expected_diff
+
+
+def _check_proposed(
+    emu: GitHubEmulator, result: ContainerRun, run: Run, sha: str, expected_diff: str
+) -> None:
     assert result.exit_code == 0, result.explain()
     out = result.outputs
     assert out["status"] == "proposed", result.explain()
-    assert out["fix-branch"] == f"ci-autofix/main/{run.id}", result.explain()
+    assert out["fix-branch"] == f"ci-autofix/{BRANCH}/{run.id}", result.explain()
     assert emu.branch_sha(REPO, out["fix-branch"]) == out["fix-sha"]
     bare = emu.bare_path(REPO)
     assert _git(bare, "rev-parse", f"{out['fix-sha']}^") == sha
     assert _git(bare, "diff", sha, out["fix-sha"]) == expected_diff
-    assert emu.branch_sha(REPO, "main") == sha  # the failing branch is untouched
+    assert emu.branch_sha(REPO, BRANCH) == sha  # nothing lands before a human approves
     pulls = emu.pulls(REPO)
     assert len(pulls) == 1
     assert out["pull-request"] == str(pulls[0].number), result.explain()
+    assert pulls[0].base_ref == BRANCH
     users, _teams = emu.review_requests(REPO, pulls[0].number)
     assert AUTHOR[0] in users
     assert "ci-autofix" in emu.labels(REPO, pulls[0].number)
@@ -221,27 +252,48 @@ def _check_propose(emu: GitHubEmulator, result: ContainerRun, run: Run, sha: str
     assert emu.token not in _unmasked(result), result.explain()
 
 
-CHECKS: dict[str, Callable[[GitHubEmulator, ContainerRun, Run, str, str], None]] = {"propose": _check_propose}
+def _apply_in_image(image: str, emu: GitHubEmulator, tmp_path: Path, number: str) -> ContainerRun:
+    """The apply job: `workflow_dispatch` of the apply workflow by a user with write access (after the
+    approval), no checkout."""
+    workspace = tmp_path / "apply-workspace"
+    workspace.mkdir()
+    os.chown(workspace, RUNNER_UID, RUNNER_UID)
+    event = emu.workflow_dispatch_event(
+        REPO, ".github/workflows/ci-autofix-apply.yml", "main", {"pull-request": number}
+    )
+    return run_like_runner(
+        image,
+        workspace,
+        event_name="workflow_dispatch",
+        event=event,
+        inputs={"pull-request": number},
+        github_token=emu.token,
+        env={
+            **_emulator_env(emu),
+            "GITHUB_RUN_ID": "556",
+            "GITHUB_ACTOR": AUTHOR[0],
+            "GITHUB_TRIGGERING_ACTOR": AUTHOR[0],
+        },
+    )
 
 
-@pytest.mark.parametrize("mode", ["propose"])  # the apply flow joins here with its own scenario
-def test_a_complete_run_in_the_image(
-    image: str, tmp_path: Path, github_emulator: GitHubEmulator, mode: str
+@pytest.mark.parametrize("flow", ["propose", "apply"])
+def test_a_complete_flow_in_the_image(
+    image: str, tmp_path: Path, github_emulator: GitHubEmulator, flow: str
 ) -> None:
     emu = github_emulator
-    source, run, sha = _seed_format_failure(emu, tmp_path)
-    expected_diff = _expected_format_diff(source, tmp_path)
-    workspace = make_runner_checkout(source, tmp_path / "workspace", sha)
-    with FakeMessagesAPI().start() as messages:
-        result = run_like_runner(
-            image,
-            workspace,
-            event_name="workflow_run",
-            event=emu.workflow_run_event(run),
-            inputs={"github-token": emu.token, "anthropic-api-key": "sk-ant-test-key", "mode": mode},
-            env={**_emulator_env(emu), "GITHUB_RUN_ID": "555", "ANTHROPIC_BASE_URL": messages.url},
-        )
-        # the deterministic fixer suffices: the model is never asked
-        assert messages.message_requests == [], result.explain()
-    CHECKS[mode](emu, result, run, sha, expected_diff)
-    assert "sk-ant-test-key" not in _unmasked(result), result.explain()
+    proposed, run, sha, expected_diff = _propose_in_image(image, emu, tmp_path)
+    _check_proposed(emu, proposed, run, sha, expected_diff)
+    if flow == "propose":
+        return
+    fix_sha, fix_branch, number = (proposed.outputs[k] for k in ("fix-sha", "fix-branch", "pull-request"))
+
+    applied = _apply_in_image(image, emu, tmp_path, number)
+
+    assert applied.exit_code == 0, applied.explain()
+    assert applied.outputs["status"] == "applied", applied.explain()
+    assert applied.outputs["head-sha"] == fix_sha, applied.explain()
+    assert emu.branch_sha(REPO, BRANCH) == fix_sha  # the reviewed commit itself, fast-forwarded
+    assert emu.branch_sha(REPO, fix_branch) is None
+    assert emu.pull(REPO, int(number)).state == "closed"
+    assert emu.token not in _unmasked(applied), applied.explain()
