@@ -105,13 +105,21 @@ COMMAND_HINTS: tuple[tuple[Category, re.Pattern[str]], ...] = (
 )
 
 
-def infra_signal(lines: Iterable[str]) -> tuple[Category, str] | None:
-    """The first job-level infra signal, else the last soft one, with the line that shows it."""
+def infra_signal(
+    lines: Iterable[str], error_like: re.Pattern[str] | None = None
+) -> tuple[Category, str] | None:
+    """The first job-level infra signal, else the last soft one, with the line that shows it.
+
+    A soft signal (network, 5xx, rate limit, OOM) counts only on a line that reads as an error
+    (`error_like`), so a passing test named after ECONNRESET is not an outage.
+    """
     soft: tuple[Category, str] | None = None
     for line in lines:
         for category, regex in JOB_LEVEL:
             if regex.search(line):
                 return category, line.strip()
+        if error_like is not None and not error_like.search(line):
+            continue
         for category, regex in SOFT:
             if regex.search(line):
                 soft = (category, line.strip())

@@ -37,8 +37,15 @@ HEADLINE_RE = re.compile(
     r"^(?:\S+: )?(?:error|fatal|failed|failure)\b|^\[?(?:ERROR|FATAL|FAIL|FAILED)\]?\b|(?:Error|Exception):|"
     r"\bFAILED\b|\bFAILURE\b|exited with \d|exit code [1-9]",
 )
+INFRA_ERROR_RE = re.compile(
+    r"\b(?:error|errors|failed|failure|fatal|exception|unable|could not|cannot|killed|exit code|exited)\b|"
+    r"Service Unavailable|Too Many Requests|rate limit",
+    re.I,
+)
 PROMPT_RE = re.compile(r"^\$ (?P<cmd>\S.*)$")
-TRAVIS_EXIT_RE = re.compile(r"^The command \"(?P<cmd>.+)\" (?:failed and )?exited with (?P<code>\d+)")
+TRAVIS_EXIT_RE = re.compile(
+    r"^(?:The command \"(?P<cmd>.+)|.*)\" (?:failed and )?exited with (?P<code>\d+)\."
+)
 JENKINS_XTRACE_RE = re.compile(r"^\+ (?P<cmd>\S.*)$")
 
 
@@ -121,7 +128,7 @@ def _commands(view: LogView) -> tuple[list[str], list[Span]]:
         line = without_marker(view.clean(i)).strip()
         travis = TRAVIS_EXIT_RE.match(line)
         if travis and travis.group("code") != "0":
-            commands.append(travis.group("cmd"))
+            commands.append(travis.group("cmd") or _travis_command(view, i))
             spans.append(Span(i, i, 0))
     if not commands:
         prompt = _last_prompt(view)
@@ -129,6 +136,17 @@ def _commands(view: LogView) -> tuple[list[str], list[Span]]:
             commands.append(PROMPT_RE.match(view.clean(prompt)).group("cmd"))  # type: ignore[union-attr]
             spans.append(Span(prompt, prompt, 0))
     return commands, spans
+
+
+def _travis_command(view: LogView, end: int) -> str:
+    """A multi-line Travis command: from its `The command "` line to the `" exited with` line."""
+    for i in range(end - 1, max(-1, end - 200), -1):
+        line = without_marker(view.clean(i))
+        if line.startswith('The command "'):
+            lines = [line.removeprefix('The command "')]
+            lines += [without_marker(view.clean(j)) for j in range(i + 1, end)]
+            return "\n".join(lines)
+    return ""
 
 
 def _step_command(step: Step) -> str:
@@ -284,7 +302,7 @@ def analyse(log: str | bytes, where: str = "") -> Analysis:
 
 def _categorise(view: LogView, analysis: Analysis) -> tuple[Category, str | None]:
     strong = [f.failure for f in analysis.found if f.failure.tool not in WEAK_TOOLS]
-    signal = classify.infra_signal(view.clean(i) for i in view.anchors)
+    signal = classify.infra_signal((view.clean(i) for i in view.anchors), INFRA_ERROR_RE)
     if signal is not None:
         category, line = signal
         if classify.is_job_level(category) or not strong:
