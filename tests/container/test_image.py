@@ -120,6 +120,7 @@ def test_an_invalid_input_fails_naming_the_input_as_written(
     assert result.exit_code != 0, result.explain()
     assert f"`{name}`" in result.stdout + result.stderr, result.explain()
     assert value in result.stdout + result.stderr, result.explain()  # the value as received
+    assert result.outputs["status"] == "error", result.explain()  # outputs even when the inputs are bad
 
 
 # ---- a complete run of a flow -----------------------------------------------------------------------
