@@ -35,6 +35,21 @@ class Parser:
     extract: Extract
 
 
+DEPENDENCY_RE = re.compile(
+    r"could not be resolved|Could not resolve (?:dependencies|all (?:files|dependencies))|"
+    r"Failed to collect dependencies|Non-resolvable (?:parent )?POM|Could not find artifact|"
+    r"Could not find a version that satisfies|No matching distribution found|ResolutionImpossible|"
+    r"No matching version found|ERESOLVE|ETARGET|E404|version solving failed|failed to select a version|"
+    r"no matching package named|unsatisfiable constraints|Unable to locate package",
+    re.I,
+)
+
+
+def dependency_or(kind: str, message: str) -> str:
+    """`dependency` when the message is a resolution failure, else `kind`."""
+    return "dependency" if DEPENDENCY_RE.search(message) else kind
+
+
 def text(view: LogView, i: int) -> str:
     """The cleaned line `i` without a GitHub marker."""
     return without_marker(view.clean(i))
@@ -109,8 +124,12 @@ def line_parser(
     *,
     after: int = 0,
     indented: bool = False,
+    resolution: bool = False,
 ) -> Parser:
-    """A parser for one-line diagnostics, keeping `after` following lines (or the indented block)."""
+    """A parser for one-line diagnostics, keeping `after` following lines (or the indented block).
+
+    With `resolution`, a message that reads as a dependency-resolution failure gets kind `dependency`.
+    """
     regex = re.compile(pattern)
 
     def extract(view: LogView, i: int, match: re.Match[str]) -> Found:
@@ -119,6 +138,9 @@ def line_parser(
             last = indented_after(view, i)
         elif after:
             last = follow(view, i, limit=after)
-        return Found(failure_from(match, tool, kind), i, last)
+        failure = failure_from(match, tool, kind)
+        if resolution:
+            failure.kind = dependency_or(kind, failure.message)
+        return Found(failure, i, last)
 
     return Parser(name, regex, extract)

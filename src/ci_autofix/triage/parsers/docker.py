@@ -10,8 +10,11 @@ PARSERS = (
         "docker",
         "build",
         r"^(?:##\[error\])?(?:ERROR|Error): failed to (?:solve|build)[:\s]*(?P<msg>.*)$",
+        resolution=True,
     ),
-    line_parser("buildkit-step", "docker", "build", r"^#\d+ (?:\d+\.\d+ )?ERROR:? (?P<msg>.+)$"),
+    line_parser(
+        "buildkit-step", "docker", "build", r"^#\d+ (?:\d+\.\d+ )?ERROR:? (?P<msg>.+)$", resolution=True
+    ),
     line_parser(
         "buildkit-process",
         "docker",

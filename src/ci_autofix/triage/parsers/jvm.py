@@ -6,10 +6,18 @@ import re
 
 from ci_autofix.triage.logview import LogView
 from ci_autofix.triage.model import Failure
-from ci_autofix.triage.parsers.base import Found, Parser, follow, indented_after, line_parser, text
+from ci_autofix.triage.parsers.base import (
+    Found,
+    Parser,
+    dependency_or,
+    follow,
+    indented_after,
+    line_parser,
+    text,
+)
 
 SUREFIRE_RE = re.compile(
-    r"^\[(?:ERROR|INFO)\] (?P<test>[\w.$\[\]()#, -]+?)\s+(?:Time elapsed: .*?)?\s*<<< (?P<rule>FAILURE|ERROR)!$"
+    r"^(?:\[(?:ERROR|INFO)\] )?(?P<test>[\w.$#\[\]-]+(?:\([\w.$]+\))?)(?: --)?\s+Time elapsed: .*?<<< (?P<rule>FAILURE|ERROR)!$"
 )
 STACK_RE = re.compile(r"^\s*(?:at |\.\.\. \d+ more|Caused by:)|^\t")
 GRADLE_WRONG_RE = re.compile(r"^\* What went wrong:$")
@@ -37,7 +45,8 @@ def _gradle_wrong(view: LogView, i: int, match: re.Match[str]) -> Found:
         last -= 1
     body = [text(view, j).strip() for j in range(i + 1, last + 1) if text(view, j).strip()]
     message = body[0] if body else "Gradle build failed"
-    kind = "dependency" if re.search(r"[Cc]ould not resolve|[Cc]ould not find", " ".join(body)) else "build"
+    joined = " ".join(body)
+    kind = "test" if "failing tests" in joined else dependency_or("build", joined)
     return Found(Failure(tool="gradle", kind=kind, message=message), i, last)
 
 
@@ -75,6 +84,7 @@ PARSERS = (
         "maven",
         "build",
         r"^\[ERROR\] Failed to execute goal (?P<rule>[\w.:-]+)(?: \([^)]*\))? on project (?P<test>[\w.-]+): (?P<msg>.+)$",
+        resolution=True,
     ),
     line_parser(
         "maven-dependency",

@@ -1,0 +1,235 @@
+"""Parsers of tools that do not install from PyPI, on their recorded output (see fixtures/README.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ci_autofix.triage import Category, Failure, diagnose
+from triage.logformat import github_log
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@dataclass(frozen=True)
+class Expect:
+    fixture: str
+    command: str
+    category: Category
+    tool: str
+    file: str | None = None
+    line: int | None = None
+    test_id: str | None = None
+    rule: str | None = None
+    message: str | None = None  # a substring of the failure's message
+    excerpt: tuple[str, ...] = ()  # lines the excerpt must keep
+
+
+CASES = [
+    Expect(
+        "cargo-test.txt",
+        "cargo test",
+        Category.TEST,
+        "cargo",
+        file="src/lib.rs",
+        line=11,
+        test_id="tests::adds",
+        message="assertion `left == right` failed",
+        excerpt=("  left: -1", " right: 3"),
+    ),
+    Expect(
+        "cargo-build.txt",
+        "cargo build",
+        Category.BUILD,
+        "cargo",
+        file="src/lib.rs",
+        line=2,
+        rule="E0308",
+        message="mismatched types",
+        excerpt=('2 |     let total: i32 = "three";',),
+    ),
+    Expect(
+        "cargo-clippy.txt",
+        "cargo clippy -- -D warnings",
+        Category.LINT,
+        "clippy",
+        file="src/lib.rs",
+        line=1,
+        rule="clippy::ptr-arg",
+        message="writing `&Vec` instead of `&[_]`",
+    ),
+    Expect(
+        "javac.txt",
+        "javac Calc.java",
+        Category.BUILD,
+        "javac",
+        file="src/main/java/demo/Calc.java",
+        line=5,
+        message="incompatible types: String cannot be converted to int",
+    ),
+    Expect(
+        "maven-plugin-resolution.txt",
+        "mvn -B test",
+        Category.DEPENDENCY,
+        "maven",
+        message="could not be resolved",
+    ),
+    Expect(
+        "tsc.txt",
+        "npx tsc -p .",
+        Category.TYPE,
+        "tsc",
+        file="src/calc.ts",
+        line=2,
+        rule="TS2322",
+        message="Type 'string' is not assignable to type 'number'.",
+    ),
+    Expect(
+        "tsc-pretty.txt",
+        "npx tsc -p .",
+        Category.TYPE,
+        "tsc",
+        file="src/calc.ts",
+        line=2,
+        rule="TS2322",
+        excerpt=('2   const total: number = "three";',),
+    ),
+    Expect(
+        "eslint.txt",
+        "npx eslint src",
+        Category.LINT,
+        "eslint",
+        file="/home/runner/work/demo/demo/src/app.js",
+        line=3,
+        rule="no-undef",
+        message="'undefinedThing' is not defined",
+    ),
+    Expect(
+        "jest.txt",
+        "npx jest --ci",
+        Category.TEST,
+        "jest",
+        test_id="adds 1 + 2 to equal 3",
+        excerpt=("Expected: 3", "Received: -1", "at Object.toBe (test/sum.test.js:3:21)"),
+    ),
+    Expect(
+        "vitest.txt",
+        "npx vitest run",
+        Category.TEST,
+        "vitest",
+        file="test/sum.vitest.test.mjs",
+        test_id="adds 1 + 2 to equal 3",
+        message="AssertionError: expected -1 to be 3",
+    ),
+    Expect(
+        "mocha.txt",
+        "npx mocha",
+        Category.TEST,
+        "mocha",
+        message="AssertionError [ERR_ASSERTION]",
+        excerpt=("-1 !== 3",),
+    ),
+    Expect("prettier.txt", "npx prettier --check src", Category.FORMAT, "prettier", file="src/ugly.js"),
+    Expect(
+        "npm-etarget.txt",
+        "npm install",
+        Category.DEPENDENCY,
+        "npm",
+        message="No matching version found for typescript@999.0.0.",
+    ),
+    Expect(
+        "go-test.DOCUMENTED.txt",
+        "go test ./...",
+        Category.TEST,
+        "go",
+        file="calc_test.go",
+        line=9,
+        test_id="TestAdd",
+        message="Add(1, 2) = -1, want 3",
+    ),
+    Expect(
+        "go-build.DOCUMENTED.txt",
+        "go build ./...",
+        Category.BUILD,
+        "go",
+        file="calc/calc.go",
+        line=4,
+        message='cannot use "three"',
+    ),
+    Expect("go-vet.DOCUMENTED.txt", "go vet ./...", Category.BUILD, "go", file="calc/calc.go", line=8),
+    Expect(
+        "go-panic.DOCUMENTED.txt",
+        "go test ./...",
+        Category.TEST,
+        "go",
+        test_id="TestIndex",
+        excerpt=("panic: runtime error: index out of range [5] with length 3 [recovered]",),
+    ),
+    Expect(
+        "maven-compiler.DOCUMENTED.txt",
+        "mvn -B verify",
+        Category.BUILD,
+        "maven",
+        file="/home/runner/work/demo/demo/src/main/java/demo/Calc.java",
+        line=5,
+        message="incompatible types",
+    ),
+    Expect(
+        "maven-surefire.DOCUMENTED.txt",
+        "mvn -B test",
+        Category.TEST,
+        "surefire",
+        test_id="demo.CalcTest.adds",
+        message="expected:<3> but was:<-1>",
+    ),
+    Expect(
+        "gradle-test.DOCUMENTED.txt",
+        "./gradlew test",
+        Category.TEST,
+        "gradle",
+        test_id="CalcTest.adds()",
+        message="expected: <3> but was: <-1>",
+    ),
+    Expect(
+        "docker-buildkit.DOCUMENTED.txt",
+        "docker build .",
+        Category.DEPENDENCY,
+        "docker",
+        message="Could not find a version that satisfies the requirement requets==2.31.0",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.fixture)
+def test_parser_on_recorded_output(case: Expect) -> None:
+    output = (FIXTURES / case.fixture).read_text()
+    d = diagnose(github_log(case.command, output))
+    assert d.commands == [case.command]
+    assert d.category is case.category, [(f.tool, f.kind, f.message) for f in d.failures]
+    mine = [f for f in d.failures if f.tool == case.tool]
+    assert mine, [(f.tool, f.message) for f in d.failures]
+
+    def matches(f: Failure) -> bool:
+        return all(
+            want is None or getattr(f, attr) == want
+            for attr, want in (
+                ("file", case.file),
+                ("line", case.line),
+                ("test_id", case.test_id),
+                ("rule", case.rule),
+            )
+        ) and (case.message is None or case.message in f.message)
+
+    assert any(matches(f) for f in mine), [(f.file, f.line, f.test_id, f.rule, f.message) for f in mine]
+    for line in case.excerpt:
+        assert line in d.excerpt
+    assert "##[error]Process completed with exit code 1." in d.excerpt
+
+
+def test_docker_build_failure_is_located() -> None:
+    output = (FIXTURES / "docker-buildkit.DOCUMENTED.txt").read_text()
+    d = diagnose(github_log("docker build .", output))
+    docker = [f for f in d.failures if f.tool == "docker"]
+    assert docker and any("did not complete successfully" in f.message for f in docker)
