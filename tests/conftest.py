@@ -8,4 +8,4 @@ import os
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 os.environ["no_proxy"] = "127.0.0.1,localhost"
 
-pytest_plugins = ["emulator.fixtures"]
+pytest_plugins = ["emulator.fixtures", "fakes.messages_fixtures"]

@@ -151,6 +151,7 @@ def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
         fake.wait(timeout=10)
     assert result.returncode == 0, result.stderr
     assert "fix agent" in result.stderr
+    assert "turn 1: str_replace_based_edit_tool ($" in result.stderr  # turns and cost as it goes
     assert "Verification: verified" in result.stdout
     assert "mean() used integer division." in result.stdout
     fixed = git(tmp_path / "d" / "statskit", "show", "ci-autofix/demo:statskit.py")

@@ -151,7 +151,13 @@ def _agent_rungs(
     runner.stage("fix agent")
     llm = job.llm_factory()
     context = list(job.context)
-    result = run_agent(_request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets())
+
+    def progress(turns: int, cost: float, tools: list[str]) -> None:
+        runner.info(f"  turn {turns}: {', '.join(tools) or 'answer'} (${cost:.4f} so far)")
+
+    result = run_agent(
+        _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
+    )
     verification = _verify(sandbox, job, git, before)
     if verification is not None and verification.outcome == "failed":
         runner.stage("fix agent: one more turn with the new output")
@@ -161,7 +167,9 @@ def _agent_rungs(
                 verification.to_markdown(),
             )
         )
-        result = run_agent(_request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets())
+        result = run_agent(
+            _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
+        )
         verification = _verify(sandbox, job, git, before)
     return result, verification
 

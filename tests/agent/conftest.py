@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from agent_samples import make_broken_repo
-from fakes.messages_fixtures import llm, messages_api  # noqa: F401 - fixtures
 
 from ci_autofix.sandbox import Sandbox
 

@@ -60,7 +60,10 @@ def run_agent(
     sandbox: Sandbox,
     secrets: Sequence[str] = (),
     clock: Callable[[], float] = time.monotonic,
+    on_turn: Callable[[int, float, list[str]], None] | None = None,
 ) -> AgentResult:
+    """Run the agent to a result or a typed halt. `on_turn(turns, cost_usd, tool_names)` is told
+    after each model turn, for progress reports."""
     secrets = (*request.secrets, *secrets)
     toolbox = Toolbox(
         sandbox,
@@ -122,6 +125,8 @@ def run_agent(
         spend.add(reply.usage)
         messages.append({"role": "assistant", "content": reply.content})
         calls = [b for b in reply.content if b.get("type") == "tool_use"]
+        if on_turn is not None:
+            on_turn(spend.turns, spend.cost_usd, [str(c.get("name")) for c in calls])
 
         if reply.stop_reason == "tool_use" and calls:
             cut_offs = 0
