@@ -13,7 +13,10 @@ from typing import Any
 import pytest
 from container_harness import RUNNER_UID, ContainerRun, make_runner_checkout, run_like_runner
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import FakeMessagesAPI
+from emulator.sample import ALICE, commit, git, init_repo
+from fakes.messages import FakeMessagesAPI, reply, tool_use
+
+from ci_autofix.demo import job_log
 
 REPO = "acme/widgets"
 BRANCH = "feature"
@@ -298,3 +301,98 @@ def test_a_complete_flow_in_the_image(
     assert emu.branch_sha(REPO, fix_branch) is None
     assert emu.pull(REPO, int(number)).state == "closed"
     assert emu.token not in _unmasked(applied), applied.explain()
+
+
+# ---- the agent rung in the image: the SDK, imported late, talks to the Messages fake ---------------
+
+EDITOR = "str_replace_based_edit_tool"
+PYTEST = "python -m pytest -q -p no:cacheprovider tests"
+CALC_OK = 'def add(a, b):\n    """The sum of a and b."""\n    return a + b\n'
+CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+API_KEY = "sk-ant-api03-" + "k" * 40
+
+
+def _agent_turns() -> list[dict[str, Any]]:
+    return [
+        reply(
+            "Let me look at the code under test.", tool_use(EDITOR, {"command": "view", "path": "calc.py"})
+        ),
+        reply(
+            tool_use(
+                EDITOR,
+                {
+                    "command": "str_replace",
+                    "path": "calc.py",
+                    "old_str": "return a - b",
+                    "new_str": "return a + b",
+                },
+            )
+        ),
+        reply(tool_use("run", {"command": PYTEST})),
+        reply(
+            tool_use(
+                "finish",
+                {
+                    "summary": "add() subtracted its arguments; it adds them again.",
+                    "root_cause": "calc.py:3 returned a - b",
+                    "confidence": "high",
+                    "notes_left_as_is": [],
+                },
+            )
+        ),
+    ]
+
+
+def test_the_agent_fixes_a_failing_test_in_the_image(
+    image: str, tmp_path: Path, github_emulator: GitHubEmulator
+) -> None:
+    emu = github_emulator
+    source = tmp_path / "source"
+    init_repo(
+        source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, "requirements.txt": "pytest==9.2.0\n"}
+    )
+    git(source, "checkout", "-q", "-b", BRANCH)
+    head_sha = commit(source, {"calc.py": CALC_OK.replace("a + b", "a - b")}, "Refactor add")
+    log = job_log(source, [PYTEST])
+    assert b"1 failed" in log
+    emu.create_repo(REPO, source=source)
+    emu.add_user("alice", permission="write", email=ALICE[1])
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        BRANCH,
+        head_sha,
+        "failure",
+        actor="alice",
+        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
+    )
+    workspace = make_runner_checkout(source, tmp_path / "workspace", head_sha)
+
+    with FakeMessagesAPI(_agent_turns()).start() as messages:
+        result = run_like_runner(
+            image,
+            workspace,
+            event_name="workflow_run",
+            event=emu.workflow_run_event(run),
+            inputs={"anthropic-api-key": API_KEY},
+            github_token=emu.token,
+            env={**_emulator_env(emu), "ANTHROPIC_BASE_URL": messages.url},
+        )
+        asked = len(messages.message_requests)
+        sent = messages.everything_sent()
+
+    assert result.exit_code == 0, result.explain()
+    assert result.outputs["status"] == "proposed", result.explain()
+    assert asked == 4, result.explain()  # the scripted session, turn by turn, through the real SDK
+    assert emu.token not in sent
+    fix_sha = result.outputs["fix-sha"]
+    bare = emu.bare_path(REPO)
+    assert _git(bare, "show", f"{fix_sha}:calc.py") == CALC_OK.strip()
+    assert _git(bare, "rev-parse", f"{fix_sha}^") == head_sha
+    # verification re-ran the failing pytest in the container, in an environment it set up itself
+    assert json.loads(result.outputs["result-json"])["details"]["verification"] == "verified", (
+        result.explain()
+    )
+    assert "adds them again" in emu.pull(REPO, int(result.outputs["pull-request"])).body
+    assert result.outputs["cost-usd"], result.explain()
+    assert API_KEY not in _unmasked(result), result.explain()
