@@ -275,3 +275,25 @@ def test_with_a_ci_token_the_fix_is_pushed_with_it(scenario: Scenario) -> None:
     assert "pushed with the `ci-token`" in pull.body
     assert scenario.emu.dispatches == []
     assert ci_token not in result.stdout.replace(f"::add-mask::{ci_token}", "") + pull.body
+
+
+def test_attempts_are_read_back_from_github_and_bounded(scenario: Scenario) -> None:
+    for run_id in (1, 2):
+        branch = f"ci-autofix/feature/{run_id}"
+        git(scenario.source, "push", "-q", str(scenario.emu.bare_path(REPO)), f"feature:refs/heads/{branch}")
+        scenario.emu.add_pull(
+            REPO,
+            branch,
+            "feature",
+            "an earlier suggestion",
+            labels=["ci-autofix"],
+            user="github-actions[bot]",
+        )
+    result = scenario.propose(**{"max-attempts": "2"})
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "attempts-exhausted")
+    assert "#1, #2" in result.summary
+    assert len(scenario.emu.pulls(REPO)) == 2
+
+    result = scenario.propose(**{"max-attempts": "3"})
+    assert result.outputs["status"] == "proposed"
+    assert result.outputs["attempt"] == "3"

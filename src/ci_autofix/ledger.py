@@ -45,7 +45,7 @@ def next_attempt(gh: GitHub, *, prefix: str, failing_branch: str, head_sha: str,
         if pull.state == "open" or (record is not None and record.head_sha == head_sha):
             counted.append(pull)
     if len(counted) >= max_attempts:
-        numbers = ", ".join(f"#{p.number}" for p in counted)
+        numbers = ", ".join(f"#{p.number}" for p in sorted(counted, key=lambda p: p.number))
         raise Halt(
             HaltReason.ATTEMPTS_EXHAUSTED,
             f"{len(counted)} suggestion(s) already made for `{failing_branch}` ({numbers}); "
