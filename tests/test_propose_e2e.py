@@ -297,3 +297,24 @@ def test_attempts_are_read_back_from_github_and_bounded(scenario: Scenario) -> N
     result = scenario.propose(**{"max-attempts": "3"})
     assert result.outputs["status"] == "proposed"
     assert result.outputs["attempt"] == "3"
+
+
+RUNNER_LOST = (
+    "2026-11-30T10:00:00.0000000Z ##[group]Run ruff format --check .\n"
+    "2026-11-30T10:00:00.0000000Z ruff format --check .\n"
+    "2026-11-30T10:00:00.0000000Z ##[endgroup]\n"
+    "2026-11-30T10:20:01.0000000Z ##[error]The runner has received a shutdown signal. This can happen when the "
+    "runner service is stopped, or a manually started runner is canceled.\n"
+    "2026-11-30T10:20:01.0000000Z ##[error]The operation was canceled.\n"
+).encode()
+
+
+@pytest.mark.parametrize("rerun", [False, True])
+def test_an_infrastructure_failure_halts_and_may_rerun_once(scenario: Scenario, rerun: bool) -> None:
+    scenario.emu.runs[scenario.run.id].attempts[1][0].log = RUNNER_LOST
+    result = scenario.propose(**({"rerun-infra": "true"} if rerun else {}))
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "infra")
+    assert "runner" in result.summary
+    assert len(scenario.emu.reruns) == (1 if rerun else 0)
+    assert ("re-run once" in result.summary) is rerun
+    assert set(scenario.emu.refs(REPO)) == {"refs/heads/main", "refs/heads/feature"}
