@@ -7,7 +7,7 @@ The same patterns let the patch policy refuse a diff that adds a secret (`find_s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 MASK = "[REDACTED]"
@@ -85,14 +85,22 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
 )
 
 
+def _keeping(group: int) -> Callable[[re.Match[str]], str]:
+    """A replacement that keeps `group` (a header or variable name) and masks the rest."""
+
+    def replace(match: re.Match[str]) -> str:
+        return match.group(group) + MASK
+
+    return replace
+
+
 def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
     """Replace every known secret value and every secret-shaped string with a mask."""
     for value in sorted({s for s in extra_secrets if len(s) >= 4}, key=len, reverse=True):
         text = text.replace(value, MASK)
     for pattern in SECRET_PATTERNS:
         if pattern.keep_group:
-            group = pattern.keep_group
-            text = pattern.regex.sub(lambda m, g=group: m.group(g) + MASK, text)
+            text = pattern.regex.sub(_keeping(pattern.keep_group), text)
         else:
             text = pattern.regex.sub(MASK, text)
     return text
