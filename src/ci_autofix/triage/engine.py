@@ -19,6 +19,7 @@ WINDOW_AFTER = 12
 TAIL_LINES = 40
 MAX_EXAMINED = 60000
 MAX_EVIDENCE = 12
+CODE_KINDS = {"test", "lint", "format", "type"}
 WEAK_TOOLS = {"shell", "runtime", "make"}
 
 STRONG_RE = re.compile(
@@ -302,10 +303,12 @@ def analyse(log: str | bytes, where: str = "") -> Analysis:
 
 def _categorise(view: LogView, analysis: Analysis) -> tuple[Category, str | None]:
     strong = [f.failure for f in analysis.found if f.failure.tool not in WEAK_TOOLS]
+    # failures that point at code; a bare `npm error` or `docker build` failure may be the outage itself
+    located = [f for f in strong if f.kind in CODE_KINDS or f.file]
     signal = classify.infra_signal((view.clean(i) for i in view.anchors), INFRA_ERROR_RE)
     if signal is not None:
         category, line = signal
-        if classify.is_job_level(category) or not strong:
+        if classify.is_job_level(category) or not located:
             return category, redact(line)
     return classify.code_category(strong or [f.failure for f in analysis.found], analysis.commands), None
 

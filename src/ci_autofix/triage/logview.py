@@ -155,7 +155,7 @@ class LogView:
 
     def _scan(self, text: str) -> list[int]:
         lowered = text.lower()
-        offsets: list[int] = []
+        offsets: list[int] = [0] if lowered.startswith(("$ ", "> ", "+ ")) else []
         for start, end in self._full_scan_ranges(lowered):
             for match in ANCHOR_RE.finditer(lowered, start, end):
                 offsets.append(match.start() + (1 if match.group().startswith("\n") else 0))
