@@ -70,6 +70,68 @@ def _empty_workspace(tmp_path: Path) -> Path:
     return make_runner_checkout(source, tmp_path / "workspace", _git(source, "rev-parse", "HEAD"))
 
 
+# ---- what the runner needs from the image itself -------------------------------------------------------
+
+
+def _inspect(image: str, template: str) -> str:
+    out = subprocess.run(
+        ["podman", "image", "inspect", "--format", template, image],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+def _in_image(image: str, script: str) -> str:
+    out = subprocess.run(
+        ["podman", "run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return out.stdout.strip()
+
+
+def test_the_image_runs_as_the_runner_expects(image: str) -> None:
+    # exec form (a shell would drop INPUT_GITHUB-TOKEN and the like), no CMD left from the base
+    # (the runner would pass it as arguments), no USER and no WORKDIR (the runner sets both)
+    assert json.loads(_inspect(image, "{{json .Config.Entrypoint}}")) == ["python", "-m", "ci_autofix"]
+    assert _inspect(image, "{{json .Config.Cmd}}") == "null"
+    assert _inspect(image, "{{.Config.User}}") == ""
+    assert _inspect(image, "{{.Config.WorkingDir}}") == ""
+
+
+def test_the_image_holds_git_the_pinned_tools_and_bytecode_but_no_build_tools(image: str) -> None:
+    facts = _in_image(
+        image,
+        " ; ".join(
+            [
+                "git config --system --get-all safe.directory",
+                "ruff --version",
+                "black --version | head -1",
+                "isort --version-number",
+                "test -f /etc/ssl/certs/ca-certificates.crt && echo ca-ok",
+                "python -c 'import ci_autofix.cli as m, importlib.util as u; print(u.cache_from_source(m.__file__))' | xargs ls",
+                "for t in gcc cc make pip; do command -v $t || echo no-$t; done",
+                # the startup path (everything before the first API call) leaves the model SDK unloaded
+                "python -c 'import sys, ci_autofix.cli, ci_autofix.propose; "
+                'print("anthropic-loaded" if "anthropic" in sys.modules else "anthropic-lazy")\'',
+            ]
+        ),
+    )
+    lines = facts.splitlines()
+    assert lines[0] == "/github/workspace"
+    assert lines[1:3] == ["ruff 0.17.6", "black, 26.10.1 (compiled: yes)"]
+    assert lines[3].split()[0] == "9.0.2"
+    assert "ca-ok" in lines
+    assert any(line.endswith("cli.cpython-313.pyc") for line in lines)
+    assert {"no-gcc", "no-cc", "no-make"} <= set(lines)
+    assert "/opt/venv/bin/pip" not in lines
+    assert "anthropic-lazy" in lines
+
+
 # ---- paths that exist without a flow: guards and input validation ---------------------------------
 
 
