@@ -70,7 +70,7 @@ SOFT: tuple[tuple[Category, re.Pattern[str]], ...] = (
         Category.SERVICE,
         re.compile(
             r"\b50[0234] (?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)|"
-            r"(?:HTTP|status|code|error)[: ]{1,3}50[0234]\b|returned error: 50[0234]|Service Unavailable|"
+            r"(?:HTTP|status|status code)[: ]{1,3}50[0234]\b|returned error: 50[0234]|Service Unavailable|"
             r"received unexpected HTTP status: 50[0234]",
             re.I,
         ),
