@@ -8,18 +8,21 @@ ARG BASE=python:3.13-slim
 FROM ${BASE} AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 COPY requirements.lock ci/container/build.lock /tmp/locks/
-# Wheels only (no compiler in the image), every file checked against the lock's hashes.
+# Wheels only (no compiler in the image), every file checked against the lock's hashes, and every
+# dependency of a locked package locked too (hash-checking mode refuses anything unpinned).
 RUN python3 -m venv /opt/venv \
- && /opt/venv/bin/pip install --require-hashes --only-binary=:all: --no-deps -r /tmp/locks/requirements.lock \
+ && /opt/venv/bin/pip install --require-hashes --only-binary=:all: -r /tmp/locks/requirements.lock \
  && python3 -m venv /tmp/build-venv \
  && /tmp/build-venv/bin/pip install --require-hashes --only-binary=:all: -r /tmp/locks/build.lock
 COPY pyproject.toml README.md LICENSE /src/
 COPY src/ /src/src/
-# The project itself, built with the pinned backend and installed without touching the dependencies.
+# The project itself, built with the pinned backend and installed without touching the dependencies;
+# `pip check` fails the build if pyproject.toml asks for something the lock lacks (run ci/container/lock).
 # Bytecode is compiled for every module (each run is a fresh container: nothing would cache it), with
 # unchecked-hash .pyc so copying the tree into the final stage cannot make them stale.
 RUN /tmp/build-venv/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/dist /src \
  && /opt/venv/bin/pip install --no-deps --no-compile /tmp/dist/*.whl \
+ && /opt/venv/bin/pip check \
  && /opt/venv/bin/pip uninstall -y -q pip \
  && /opt/venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash /opt/venv/lib
 
