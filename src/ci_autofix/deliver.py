@@ -8,16 +8,19 @@ a failed delivery leaves nothing half-made.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ci_autofix import report
 from ci_autofix.ci_trigger import trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
 from ci_autofix.github import GitHub, PullInfo
-from ci_autofix.ladder import Proposal
 from ci_autofix.marker import Suggestion
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Diagnosis
+
+if TYPE_CHECKING:
+    from ci_autofix.ladder import Proposal
 
 UNVERIFIED_LABEL = "ci-autofix:unverified"
 

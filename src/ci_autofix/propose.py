@@ -8,15 +8,14 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ci_autofix import report
 from ci_autofix.clients import Clients
-from ci_autofix.deliver import deliver, reviewers_for
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import GitHub
-from ci_autofix.ladder import LadderInput, Proposal, run_ladder
 from ci_autofix.ledger import find_existing, next_attempt, side_branch
 from ci_autofix.locate import locate_failures
 from ci_autofix.marker import Suggestion
@@ -25,6 +24,9 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.model import Diagnosis, Failure
+
+if TYPE_CHECKING:
+    from ci_autofix.ladder import Proposal
 
 
 @dataclass
@@ -73,6 +75,10 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
         head_sha=run.head_sha,
         max_attempts=settings.max_attempts,
     )
+
+    # The fix stages are imported only now: a run that halts earlier starts faster.
+    from ci_autofix.deliver import deliver, reviewers_for
+    from ci_autofix.ladder import LadderInput, run_ladder
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis = seen.diagnosis = _triage(gh, event, settings)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ci_autofix.ladder import Proposal
 from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.triage.model import Diagnosis
+
+if TYPE_CHECKING:  # the ladder (fixers, agent, policy) is imported only when a fix is made
+    from ci_autofix.ladder import Proposal
 
 MAX_BODY_CHARS = 60_000  # GitHub refuses bodies over 65,536 characters
 MAX_EXCERPT_CHARS = 20_000
