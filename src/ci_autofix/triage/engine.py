@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ci_autofix.redact import redact
@@ -17,6 +18,8 @@ from ci_autofix.triage.tokens import estimate_tokens
 WINDOW_BEFORE = 8
 WINDOW_AFTER = 12
 TAIL_LINES = 40
+LONG_TAIL_LINES = 150  # more of the failed step's end, only while the excerpt is small
+LONG_TAIL_PRIORITY = 4
 MAX_EXAMINED = 60000
 MAX_EVIDENCE = 12
 CODE_KINDS = {"test", "lint", "format", "type"}
@@ -189,6 +192,7 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
     in_failed: set[int] = set()
     for first, end in failed:
         spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
+        spans.append(Span(max(first, end - LONG_TAIL_LINES), end, LONG_TAIL_PRIORITY, rank=0))
         in_failed.update(range(first, end + 1))
     n = len(view)
     anchors = set(view.anchors)
@@ -203,26 +207,37 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
         if i in in_failed:
             strength += FAILED_STEP_BONUS
         candidates.append((strength, i))
-    # nearby error lines form one region; regions are ranked by their strongest line, then
-    # by how many error lines they hold, then by position (the first occurrence first)
-    blocks = sorted((i - CONTEXT_BEFORE, _block_end(view, i), strength) for strength, i in candidates)
+    # nearby error lines form one region; regions are ranked by their strongest line, then by
+    # how rare their error line is (the same message repeated a hundred times explains less than
+    # the one that occurs once), then by position (the first occurrence first)
+    templates = Counter(TEMPLATE_RE.sub("#", view.clean(i).strip())[:120] for _, i in candidates)
+    blocks = sorted(
+        (
+            i - CONTEXT_BEFORE,
+            _block_end(view, i),
+            strength,
+            templates[TEMPLATE_RE.sub("#", view.clean(i).strip())[:120]],
+        )
+        for strength, i in candidates
+    )
     regions: list[list[int]] = []
-    for first, last, strength in blocks:
+    for first, last, strength, seen in blocks:
         region = regions[-1] if regions else None
         if region and first <= region[1] + REGION_GAP and last - region[0] < REGION_MAX_LINES:
             region[1] = max(region[1], last)
-            region[2] = max(region[2], strength)
-            region[3] += 1
+            if strength > region[2] or (strength == region[2] and seen < region[3]):
+                region[2], region[3] = strength, seen
         else:
             if region and first <= region[1]:
                 first = region[1] + 1
-            regions.append([first, last, strength, 1])
-    regions.sort(key=lambda r: (-r[2], -min(r[3], REGION_COUNT_CAP), r[0]))
+            regions.append([first, last, strength, seen])
+    regions.sort(key=lambda r: (-r[2], min(r[3], RARITY_CAP), r[0]))
     for rank, (first, last, _, _) in enumerate(regions[:400]):
         spans.append(Span(first, last, 2, rank=rank))
         spans.append(Span(first - EXPAND_BEFORE, last + EXPAND_AFTER, 4, rank=rank))
     if not failed:
         spans.append(Span(max(0, n - TAIL_LINES), n - 1, 3, rank=0))
+        spans.append(Span(max(0, n - LONG_TAIL_LINES), n - 1, LONG_TAIL_PRIORITY, rank=0))
     return spans
 
 
@@ -231,7 +246,8 @@ CONTEXT_BEFORE = 4
 WEAK_LINES = 30
 EVIDENCE_LINES = 30  # per failure, when there are many; the rest competes with the context
 REGION_GAP = 8
-REGION_COUNT_CAP = 1
+RARITY_CAP = 2
+TEMPLATE_RE = re.compile(r"\d+")
 REGION_MAX_LINES = 200
 FAILED_STEP_BONUS = 2
 EXPAND_BEFORE = 10  # wider context around error regions, only while the excerpt is small

@@ -18,7 +18,7 @@ MARKER = "… [{n} lines omitted] …"
 MARKER_COST = 32
 SOFT_SHARE = 1.0  # priorities >= 2 fill up to this share of the budget
 MIN_SOFT_BYTES = 6000
-SMALL_BYTES = 9000  # priority 4 (wide context) only fills an excerpt up to this size
+SMALL_BYTES = 11000  # priority 4 (wide context) only fills an excerpt up to this size
 
 
 @dataclass
