@@ -34,7 +34,9 @@ STRONG_RE = re.compile(
 NOISE_RE = re.compile(
     r"\b(?:0|no) (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=] ?0\b|-Werror|"
     r"\berror[-_](?:prone|reporting|log|page|handler)|ignore[-_]errors|continue-on-error|"
-    r"fail-fast|allow_failure|\bonerror\b|\bwarn(?:ing)?\b",
+    r"fail-fast|allow_failure|\bonerror\b|\bwarn(?:ing)?\b|"
+    # a passing test whose name mentions an error: `... returns FAIL on NULL: 3 ms OK`, `ok 12 errors`
+    r"(?:\bOK|\bok|\bpassed|\bPASSED|✓|✔)\s*(?:\(\d+(?:\.\d+)?\s*m?s\))?$|^\s*(?:ok|PASS|PASSED|✓|✔)\b",
     re.I,
 )
 HEADLINE_RE = re.compile(
