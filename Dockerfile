@@ -20,20 +20,51 @@ COPY src/ /src/src/
 # `pip check` fails the build if pyproject.toml asks for something the lock lacks (run ci/container/lock).
 # Bytecode is compiled for every module (each run is a fresh container: nothing would cache it), with
 # unchecked-hash .pyc so copying the tree into the final stage cannot make them stale.
+# cryptography (15 MB) is removed AFTER `pip check`, on purpose: PyGithub requires pyjwt[crypto] for
+# GitHub App JWTs, which ci-autofix never signs (it takes tokens); pyjwt imports it optionally and
+# works without it, token requests too (tests/container/test_image.py). cffi stays: PyNaCl needs it.
+# Third-party packages keep only their bytecode: compiled next to the source (`-b`, the legacy
+# location Python imports without a source) and the .py and __pycache__ deleted (~22 MB). Kept with
+# sources: ci_autofix (tracebacks of our code show their lines) and anyio, whose lazy importer reads
+# its own source at import (`inspect.getsource` in anyio/_lazyimport.py).
 RUN /tmp/build-venv/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/dist /src \
  && /opt/venv/bin/pip install --no-deps --no-compile /tmp/dist/*.whl \
  && /opt/venv/bin/pip check \
+ && /opt/venv/bin/pip uninstall -y -q cryptography \
  && /opt/venv/bin/pip uninstall -y -q pip \
- && /opt/venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash /opt/venv/lib
+ && site=$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))') \
+ && find "$site" -name __pycache__ -type d -prune -exec rm -rf {} + \
+ && /opt/venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash \
+      "$site/ci_autofix" "$site/anyio" \
+ && /opt/venv/bin/python -m compileall -b -q -j 0 --invalidation-mode unchecked-hash \
+      -x '/site-packages/(ci_autofix|anyio)/' "$site" \
+ && find "$site" -name '*.py' ! -path "$site/ci_autofix/*" ! -path "$site/anyio/*" -delete
 
 # ---- final stage: the base, git and CA certificates, and the virtualenv
 FROM ${BASE}
+# git without perl: Debian's git depends on perl, liberror-perl and git-man, but no git command the
+# action runs needs them (tests/container/test_image.py runs each one in the image, push and fetch
+# over smart HTTP included). They are removed in the same layer as the install, so their ~45 MB never
+# land in the image; only the packages this install added go (the base's perl-base stays: Essential).
+# Caveat: dpkg now reports git's dependencies unmet, so a setup-command that runs apt-get install
+# needs `apt-get install -y --fix-broken ...` (which puts perl back).
+# git ships three programs twice, in /usr/bin and /usr/lib/git-core (git, git-shell, scalar: 8.8 MB);
+# identical copies become hard links (same bytes, dpkg --verify still clean).
 # The checkout belongs to the runner's uid (1001) and the action runs as root: without safe.directory
 # git refuses the workspace ("detected dubious ownership").
 # hadolint ignore=DL3008
-RUN apt-get update \
+RUN dpkg-query -W -f '${Package}\n' > /tmp/pkgs-before \
+ && apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
- && rm -rf /var/lib/apt/lists/* \
+ && dpkg-query -W -f '${Package}\n' > /tmp/pkgs-after \
+ && grep -E '^(perl|perl-modules-.*|libperl5.*|liberror-perl|git-man|libgdbm.*)$' /tmp/pkgs-after \
+      > /tmp/pkgs-perl \
+ && grep -vxF -f /tmp/pkgs-before /tmp/pkgs-perl > /tmp/pkgs-drop \
+ && xargs dpkg --purge --force-depends < /tmp/pkgs-drop \
+ && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old /tmp/pkgs-* \
+ && for f in git git-shell scalar; do \
+      if cmp -s "/usr/bin/$f" "/usr/lib/git-core/$f"; then ln -f "/usr/bin/$f" "/usr/lib/git-core/$f"; fi; \
+    done \
  && git config --system --add safe.directory /github/workspace
 COPY --from=build /opt/venv /opt/venv
 ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH PYTHONUNBUFFERED=1
