@@ -39,7 +39,7 @@ def test_gcc_error_through_make(tmp_path: Path) -> None:
     assert gcc and (gcc[0].file, gcc[0].line) == ("src/calc.c", 2)
     assert "expected ';'" in gcc[0].message
     assert any(f.tool == "make" for f in d.failures)
-    assert "    return a + b" in d.excerpt.splitlines()
+    assert "    2 |     return a + b" in d.excerpt.splitlines()
 
 
 def test_bash_command_not_found(tmp_path: Path) -> None:
