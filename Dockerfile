@@ -49,7 +49,7 @@ FROM ${BASE}
 # Caveat: dpkg now reports git's dependencies unmet, so a setup-command that runs apt-get install
 # needs `apt-get install -y --fix-broken ...` (which puts perl back).
 # git ships three programs twice, in /usr/bin and /usr/lib/git-core (git, git-shell, scalar: 8.8 MB);
-# identical copies become hard links (same bytes, dpkg --verify still clean).
+# identical copies become hard links (same bytes: dpkg --verify finds no changed file).
 # The checkout belongs to the runner's uid (1001) and the action runs as root: without safe.directory
 # git refuses the workspace ("detected dubious ownership").
 # hadolint ignore=DL3008
