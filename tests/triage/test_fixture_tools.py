@@ -199,6 +199,24 @@ CASES = [
         "docker",
         message="Could not find a version that satisfies the requirement requets==2.31.0",
     ),
+    Expect(
+        "pyright.txt",
+        "npx pyright",
+        Category.TYPE,
+        "pyright",
+        file="/home/runner/work/demo/demo/app.py",
+        line=5,
+        rule="reportArgumentType",
+        message='Argument of type "Literal[\'a\']" cannot be assigned to parameter "x"',
+    ),
+    Expect(
+        "pnpm-no-matching-version.txt",
+        "pnpm install",
+        Category.DEPENDENCY,
+        "pnpm",
+        rule="ERR_PNPM_NO_MATCHING_VERSION",
+        message="No matching version found for typescript@999.0.0",
+    ),
 ]
 
 
