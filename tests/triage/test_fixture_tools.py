@@ -217,6 +217,13 @@ CASES = [
         rule="ERR_PNPM_NO_MATCHING_VERSION",
         message="No matching version found for typescript@999.0.0",
     ),
+    Expect(
+        "yarn-no-matching-version.txt",
+        "yarn install",
+        Category.DEPENDENCY,
+        "yarn",
+        message='Couldn\'t find any versions for "typescript" that matches "999.0.0"',
+    ),
 ]
 
 

@@ -40,7 +40,8 @@ DEPENDENCY_RE = re.compile(
     r"Failed to collect dependencies|Non-resolvable (?:parent )?POM|Could not find artifact|"
     r"Could not find a version that satisfies|No matching distribution found|ResolutionImpossible|"
     r"No matching version found|ERESOLVE|ETARGET|E404|version solving failed|failed to select a version|"
-    r"no matching package named|unsatisfiable constraints|Unable to locate package",
+    r"no matching package named|unsatisfiable constraints|Unable to locate package|"
+    r"Couldn't find any versions|Couldn't find package",
     re.I,
 )
 

@@ -38,7 +38,7 @@ def _npm(view: LogView, i: int, match: re.Match[str]) -> Found | None:
 PARSERS = (
     Parser("npm", NPM_RE, _npm),
     line_parser("pnpm", "pnpm", "dependency", r"^\s*(?P<rule>ERR_PNPM_[A-Z_]+)\b[:\s]*(?P<msg>.*)$"),
-    line_parser("yarn", "yarn", "build", r"^error (?P<msg>(?!Command failed).+)$"),
+    line_parser("yarn", "yarn", "build", r"^error (?P<msg>(?!Command failed).+)$", resolution=True),
     line_parser(
         "pip-resolve",
         "pip",
