@@ -22,7 +22,7 @@ COPY src/ /src/src/
 # unchecked-hash .pyc so copying the tree into the final stage cannot make them stale.
 # cryptography (15 MB) is removed AFTER `pip check`, on purpose: PyGithub requires pyjwt[crypto] for
 # GitHub App JWTs, which ci-autofix never signs (it takes tokens); pyjwt imports it optionally and
-# works without it, token requests too (tests/container/test_image.py). cffi stays: PyNaCl needs it.
+# works without it, token requests too (tests/container/test_slim_image.py). cffi stays: PyNaCl needs it.
 # Third-party packages keep only their bytecode: compiled next to the source (`-b`, the legacy
 # location Python imports without a source) and the .py and __pycache__ deleted (~22 MB). Kept with
 # sources: ci_autofix (tracebacks of our code show their lines) and anyio, whose lazy importer reads
@@ -43,11 +43,11 @@ RUN /tmp/build-venv/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tm
 # ---- final stage: the base, git and CA certificates, and the virtualenv
 FROM ${BASE}
 # git without perl: Debian's git depends on perl, liberror-perl and git-man, but no git command the
-# action runs needs them (tests/container/test_image.py runs each one in the image, push and fetch
-# over smart HTTP included). They are removed in the same layer as the install, so their ~45 MB never
+# action runs needs them (tests/container/test_slim_image.py runs each one in the image, push and fetch
+# over smart HTTP included). They are removed in the same layer as the install, so their ~52 MB never
 # land in the image; only the packages this install added go (the base's perl-base stays: Essential).
-# Caveat: dpkg now reports git's dependencies unmet, so a setup-command that runs apt-get install
-# needs `apt-get install -y --fix-broken ...` (which puts perl back).
+# Caveat: apt now reports git's dependencies unmet, so a setup-command that installs packages must
+# repair first: `apt-get install -y --fix-broken && apt-get install -y PKG` (puts perl back).
 # git ships three programs twice, in /usr/bin and /usr/lib/git-core (git, git-shell, scalar: 8.8 MB);
 # identical copies become hard links (same bytes: dpkg --verify finds no changed file).
 # The checkout belongs to the runner's uid (1001) and the action runs as root: without safe.directory
