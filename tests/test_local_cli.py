@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from emulator.sample import commit, git, init_repo
+from emulator.sample import git, init_repo
 from fakes.messages import reply, tool_use
 
 from ci_autofix.demo import job_log

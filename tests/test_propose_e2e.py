@@ -300,13 +300,13 @@ def test_attempts_are_read_back_from_github_and_bounded(scenario: Scenario) -> N
 
 
 RUNNER_LOST = (
-    "2026-11-30T10:00:00.0000000Z ##[group]Run ruff format --check .\n"
-    "2026-11-30T10:00:00.0000000Z ruff format --check .\n"
-    "2026-11-30T10:00:00.0000000Z ##[endgroup]\n"
-    "2026-11-30T10:20:01.0000000Z ##[error]The runner has received a shutdown signal. This can happen when the "
-    "runner service is stopped, or a manually started runner is canceled.\n"
-    "2026-11-30T10:20:01.0000000Z ##[error]The operation was canceled.\n"
-).encode()
+    b"2026-11-30T10:00:00.0000000Z ##[group]Run ruff format --check .\n"
+    b"2026-11-30T10:00:00.0000000Z ruff format --check .\n"
+    b"2026-11-30T10:00:00.0000000Z ##[endgroup]\n"
+    b"2026-11-30T10:20:01.0000000Z ##[error]The runner has received a shutdown signal. This can happen when the "
+    b"runner service is stopped, or a manually started runner is canceled.\n"
+    b"2026-11-30T10:20:01.0000000Z ##[error]The operation was canceled.\n"
+)
 
 
 @pytest.mark.parametrize("rerun", [False, True])
