@@ -28,7 +28,7 @@ WEAK_TOOLS = {"shell", "runtime", "make"}
 STRONG_RE = re.compile(
     r"\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|cannot|could not|"
     r"couldn't|unable to|not found|denied|undefined|segmentation fault|killed|timed out|aborted?|"
-    r"assertion\w*|violations?)\b|✗|✖|✘",
+    r"assertion\w*|violations?)\b|✗|✖|✘|(?-i:^(?:--- )?FAIL\b)",
     re.I,
 )
 NOISE_RE = re.compile(
@@ -50,6 +50,11 @@ INFRA_ERROR_RE = re.compile(
     r"Service Unavailable|Too Many Requests|rate limit",
     re.I,
 )
+WERROR_RE = re.compile(
+    r"due to -Werror|warnings? (?:are |being )?treated as errors|warnings found and -Werror|-Werror (?:specified|is set)",
+    re.I,
+)
+WARNING_RE = re.compile(r"(?:^|: )warning\b", re.I)
 PROMPT_RE = re.compile(r"^\$ (?P<cmd>\S.*)$")
 TRAVIS_EXIT_RE = re.compile(
     r"^(?:The command \"(?P<cmd>.+)|.*)\" (?:failed and )?exited with (?P<code>\d+)\."
@@ -200,14 +205,19 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
         in_failed.update(range(first, end + 1))
     n = len(view)
     anchors = set(view.anchors)
+    # a compiler that says it failed because of warnings (`-Werror`) makes its warnings the errors
+    warnings_fail = any(WERROR_RE.search(view.clean(i)) for i in view.anchors)
     candidates: list[tuple[int, int]] = []
     for i in examined:
         if i in claimed or i not in anchors:
             continue
         line = without_marker(view.clean(i))
-        if not STRONG_RE.search(line) or NOISE_RE.search(line):
+        if warnings_fail and WARNING_RE.search(line):
+            strength = 2
+        elif not STRONG_RE.search(line) or NOISE_RE.search(line):
             continue
-        strength = 2 if HEADLINE_RE.search(line.strip()) else 1
+        else:
+            strength = 2 if HEADLINE_RE.search(line.strip()) else 1
         if i in in_failed:
             strength += FAILED_STEP_BONUS
         candidates.append((strength, i))
@@ -257,13 +267,17 @@ FAILED_STEP_BONUS = 2
 EXPAND_BEFORE = 10  # wider context around error regions, only while the excerpt is small
 EXPAND_AFTER = 30
 BLOCK_LINES = 40
+FRAME_LINES = 100  # a stack trace's frames continue its paragraph up to this many lines
+FRAME_RE = re.compile(r"^\W{0,4}\s*(?:#\d+\s+0x[0-9a-f]+ in |at \S+\(|File \"[^\"]+\", line \d+)")
 
 
 def _block_end(view: LogView, i: int) -> int:
     """The end of the paragraph that starts at `i`: up to two blank lines, a prompt or a step marker."""
     last, blanks = i, 0
-    for j in range(i + 1, min(len(view), i + BLOCK_LINES + 1)):
+    for j in range(i + 1, min(len(view), i + FRAME_LINES + 1)):
         line = view.clean(j)
+        if j > i + BLOCK_LINES and not FRAME_RE.match(line):
+            break
         if not line.strip():
             blanks += 1
             if blanks >= 2:
