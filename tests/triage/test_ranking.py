@@ -1,0 +1,108 @@
+"""Which error regions the excerpt keeps when a failed step prints many of them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ci_autofix.triage import diagnose
+from triage.logformat import github_log, write
+
+needs_asan = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+USE_AFTER_FREE = """\
+#include <stdlib.h>
+int dive(int *p, int n) { if (n == 0) return p[0]; return dive(p, n - 1) + 1; }
+int main(void) { int *p = malloc(4); free(p); return dive(p, 75); }
+"""
+
+
+def _passing(n: int, start: int = 0) -> str:
+    return "\n".join(
+        f"[ RUN      ] suite: case {k} behaves: 1.{k % 10} ms OK" for k in range(start, start + n)
+    )
+
+
+def _asan_report(tmp_path: Path) -> str:
+    write(tmp_path, {"uaf.c": USE_AFTER_FREE})
+    build = ["gcc", "-g", "-O0", "-fno-omit-frame-pointer", "-fsanitize=address", "uaf.c", "-o", "uaf"]
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+    compiled = subprocess.run(build, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    if compiled.returncode != 0:
+        pytest.skip(f"gcc cannot build with AddressSanitizer here: {compiled.stderr[-300:]}")
+    done = subprocess.run(["./uaf"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode != 0
+    assert "AddressSanitizer: heap-use-after-free" in done.stderr
+    return done.stderr
+
+
+@needs_asan
+def test_a_sanitizer_stack_trace_is_kept_whole(tmp_path: Path) -> None:
+    report = _asan_report(tmp_path)
+    frames = [line for line in report.splitlines() if line.lstrip().startswith("#")]
+    deepest = next(i for i, line in enumerate(frames) if " in main " in line)
+    assert deepest > 60  # the first trace is longer than a paragraph of ordinary output
+    output = "\n".join([_passing(300), report, _passing(400, 300), "Unit tests failed"])
+    d = diagnose(github_log("make unittest", output), max_tokens=3000)
+    kept = d.excerpt.splitlines()
+    for frame in frames[: deepest + 1]:
+        assert frame in kept
+    assert d.excerpt_tokens <= 3000
+
+
+GHC_WERROR = """\
+[ 15 of 147] Compiling Text.Demo.Generic ( src/Text/Demo/Generic.hs, dist/build/Text/Demo/Generic.o )
+[ 16 of 147] Compiling Text.Demo.Notebook ( src/Text/Demo/Notebook.hs, dist/build/Text/Demo/Notebook.o )
+
+src/Text/Demo/Notebook.hs:94:10: Warning:
+    No explicit implementation for
+      ‘mappend’
+    In the instance declaration for ‘Monoid (Notebook a)’
+
+<no location info>:
+Failing due to -Werror.
+"""
+
+
+def test_warnings_are_the_errors_when_the_compiler_fails_on_warnings() -> None:
+    # GHC's own format: the build stops on a warning and says so in a line of its own
+    noise = "\n".join(
+        f"test/Spec{k}.hs: error-handling case {k} could not be skipped, retried" for k in range(60)
+    )
+    output = "\n".join([_passing(200), GHC_WERROR, _passing(300, 200), noise])
+    d = diagnose(github_log("cabal build", output), max_tokens=3000)
+    kept = d.excerpt.splitlines()
+    for line in GHC_WERROR.splitlines()[3:7]:
+        assert line in kept
+
+
+def test_warnings_stay_noise_when_warnings_do_not_fail_the_build() -> None:
+    output = "\n".join(
+        ["src/Text/Demo/Notebook.hs:94:10: Warning: Defined but not used: ‘x’", _passing(300), "Error: boom"]
+    )
+    d = diagnose(github_log("cabal build", output), max_tokens=150)
+    assert "Error: boom" in d.excerpt
+    assert "Defined but not used" not in d.excerpt
+
+
+RUN_TESTS_FAIL = """\
+========DIFF========
+005+     Parameter #1 [ <optional> $flags ]
+005-     Parameter #1 [ <optional> $ar_flags ]
+========DONE========
+FAIL ArrayIterator reflection parameter info [ext/spl/tests/bug71412.phpt]"""
+
+
+def test_an_upper_case_fail_line_is_an_error_line() -> None:
+    # test harnesses (PHP run-tests, automake, go test, jest) print `FAIL <test>` after its diff
+    tests = "\n".join(
+        f"TEST {k}/9000 [ext/std/tests/t{k}.phpt]\nPASS t{k} [ext/std/tests/t{k}.phpt]" for k in range(400)
+    )
+    output = "\n".join([tests, RUN_TESTS_FAIL, tests])
+    d = diagnose(github_log("make test", output), max_tokens=3000)
+    kept = d.excerpt.splitlines()
+    for line in RUN_TESTS_FAIL.splitlines():
+        assert line in kept
