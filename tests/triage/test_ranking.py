@@ -106,3 +106,34 @@ def test_an_upper_case_fail_line_is_an_error_line() -> None:
     kept = d.excerpt.splitlines()
     for line in RUN_TESTS_FAIL.splitlines():
         assert line in kept
+
+
+DEEP_JAVA = """\
+public class Deep {
+    static int dive(int n) {
+        if (n == 0) throw new IllegalStateException("cache index is corrupt");
+        return dive(n - 1) + 1;
+    }
+    public static void main(String[] args) { dive(45); }
+}
+"""
+
+needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
+
+
+@needs_java
+def test_a_bare_stack_trace_is_kept_whole(tmp_path: Path) -> None:
+    write(tmp_path, {"Deep.java": DEEP_JAVA})
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+    done = subprocess.run(
+        ["java", "Deep.java"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode != 0
+    trace = [line for line in done.stderr.splitlines() if line.strip()]
+    assert trace[0].startswith('Exception in thread "main" java.lang.IllegalStateException')
+    assert len(trace) > 40
+    output = "\n".join([_passing(200), done.stderr, _passing(400, 200)])
+    d = diagnose(github_log("./run-service", output), max_tokens=3000)
+    kept = d.excerpt.splitlines()
+    for line in trace:
+        assert line in kept

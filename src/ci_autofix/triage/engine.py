@@ -299,8 +299,11 @@ def _ranked(found: list[Found]) -> list[Span]:
         for k in (lo,) if lo == hi else (lo, hi):
             f = order[k]
             if f.failure.tool in WEAK_TOOLS:
-                # a bare stack trace or exit line: its head competes with the error regions
+                # a bare stack trace or exit line competes with the error regions: its head first,
+                # then the rest of it (a trace is read whole) before the next region
                 spans.append(Span(f.first, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
+                if f.last >= f.first + WEAK_LINES:
+                    spans.append(Span(f.first + WEAK_LINES, f.last, 2, rank=rank))
                 rank += 1
                 continue
             last = min(f.last, f.first + EVIDENCE_LINES - 1) if len(order) > 3 else f.last
