@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from calc_scenario import messages_process
 from emulator.sample import git, init_repo
 from fakes.messages import reply, tool_use
 
@@ -128,27 +126,11 @@ def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
             )
         ),
     ]
-    script, port_file = tmp_path / "turns.json", tmp_path / "port"
-    script.write_text(json.dumps(turns))
-    tests = Path(__file__).parent
-    fake = subprocess.Popen(
-        [sys.executable, "-m", "fakes.messages", "--script", str(script), "--port-file", str(port_file)],
-        cwd=tests,
-        env={**os.environ, "PYTHONPATH": str(tests)},
-    )
-    try:
-        for _ in range(200):
-            if port_file.is_file() and port_file.read_text().strip():
-                break
-            time.sleep(0.05)
-        env = {
-            "ANTHROPIC_API_KEY": "sk-ant-api03-" + "d" * 40,
-            "ANTHROPIC_BASE_URL": port_file.read_text().strip(),
-        }
-        result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, env=env)
-    finally:
-        fake.send_signal(signal.SIGTERM)
-        fake.wait(timeout=10)
+    env = {"ANTHROPIC_API_KEY": "sk-ant-api03-" + "d" * 40}
+    with messages_process(turns, tmp_path) as (url, _):
+        result = cli(
+            "demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, env={**env, "ANTHROPIC_BASE_URL": url}
+        )
     assert result.returncode == 0, result.stderr
     assert "fix agent" in result.stderr
     assert "turn 1: str_replace_based_edit_tool ($" in result.stderr  # turns and cost as it goes

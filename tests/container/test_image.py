@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, PYTEST, SUMMARY, fixing_turns
 from container_harness import RUNNER_UID, ContainerRun, make_runner_checkout, run_like_runner
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
-from fakes.messages import FakeMessagesAPI, reply, tool_use
+from fakes.messages import FakeMessagesAPI
 
 from ci_autofix.demo import job_log
 
@@ -367,43 +368,6 @@ def test_a_complete_flow_in_the_image(
 
 # ---- the agent rung in the image: the SDK, imported late, talks to the Messages fake ---------------
 
-EDITOR = "str_replace_based_edit_tool"
-PYTEST = "python -m pytest -q -p no:cacheprovider tests"
-CALC_OK = 'def add(a, b):\n    """The sum of a and b."""\n    return a + b\n'
-CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-API_KEY = "sk-ant-api03-" + "k" * 40
-
-
-def _agent_turns() -> list[dict[str, Any]]:
-    return [
-        reply(
-            "Let me look at the code under test.", tool_use(EDITOR, {"command": "view", "path": "calc.py"})
-        ),
-        reply(
-            tool_use(
-                EDITOR,
-                {
-                    "command": "str_replace",
-                    "path": "calc.py",
-                    "old_str": "return a - b",
-                    "new_str": "return a + b",
-                },
-            )
-        ),
-        reply(tool_use("run", {"command": PYTEST})),
-        reply(
-            tool_use(
-                "finish",
-                {
-                    "summary": "add() subtracted its arguments; it adds them again.",
-                    "root_cause": "calc.py:3 returned a - b",
-                    "confidence": "high",
-                    "notes_left_as_is": [],
-                },
-            )
-        ),
-    ]
-
 
 def test_the_agent_fixes_a_failing_test_in_the_image(
     image: str, tmp_path: Path, github_emulator: GitHubEmulator
@@ -414,7 +378,7 @@ def test_the_agent_fixes_a_failing_test_in_the_image(
         source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, "requirements.txt": "pytest==9.2.0\n"}
     )
     git(source, "checkout", "-q", "-b", BRANCH)
-    head_sha = commit(source, {"calc.py": CALC_OK.replace("a + b", "a - b")}, "Refactor add")
+    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])
     assert b"1 failed" in log
     emu.create_repo(REPO, source=source)
@@ -430,7 +394,7 @@ def test_the_agent_fixes_a_failing_test_in_the_image(
     )
     workspace = make_runner_checkout(source, tmp_path / "workspace", head_sha)
 
-    with FakeMessagesAPI(_agent_turns()).start() as messages:
+    with FakeMessagesAPI(fixing_turns()).start() as messages:
         result = run_like_runner(
             image,
             workspace,
@@ -455,6 +419,6 @@ def test_the_agent_fixes_a_failing_test_in_the_image(
     assert json.loads(result.outputs["result-json"])["details"]["verification"] == "verified", (
         result.explain()
     )
-    assert "adds them again" in emu.pull(REPO, int(result.outputs["pull-request"])).body
+    assert SUMMARY in emu.pull(REPO, int(result.outputs["pull-request"])).body
     assert result.outputs["cost-usd"], result.explain()
     assert API_KEY not in _unmasked(result), result.explain()
