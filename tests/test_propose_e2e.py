@@ -8,94 +8,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
-from runner_sim import RunnerSim
+from emulator import GitHubEmulator
+from emulator.sample import git
+from format_scenario import REPO, Scenario, make_scenario
 
-from ci_autofix.demo import job_log
 from ci_autofix.marker import parse
-
-REPO = "acme/widgets"
-CLEAN = {
-    "pyproject.toml": '[project]\nname = "widgets"\nversion = "0.1.0"\n\n[tool.ruff]\nline-length = 100\n',
-    "widgets.py": "def area(width, height):\n    return width * height\n",
-    ".github/workflows/ci.yml": "name: CI\non: [push]\njobs:\n  lint:\n    runs-on: ubuntu-latest\n"
-    "    steps:\n      - uses: actions/checkout@v4\n      - run: ruff format --check .\n",
-}
-BROKEN = {
-    "widgets.py": "def area(width,height):\n    return width*height\n\n\n\ndef perimeter( w, h ):\n    return 2*(w+h)\n"
-}
-
-
-@dataclass
-class Scenario:
-    emu: GitHubEmulator
-    sim: RunnerSim
-    run: Run
-    head_sha: str
-    workspace: Path
-    source: Path
-
-    def event(self, **changes: Any) -> dict[str, Any]:
-        event = self.emu.workflow_run_event(self.run)
-        event["workflow_run"].update(changes)
-        return event
-
-    def propose(self, event: dict[str, Any] | None = None, **inputs: str) -> Any:
-        return self.sim.run(
-            event_name="workflow_run",
-            event=event or self.event(),
-            inputs=inputs,
-            workspace=self.workspace,
-            extra_env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
-        )
-
-
-DISPATCHABLE_CI = CLEAN[".github/workflows/ci.yml"].replace(
-    "on: [push]", "on:\n  push:\n  workflow_dispatch:"
-)
 
 
 @pytest.fixture
 def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
     return make_scenario(github_emulator, tmp_path)
-
-
-def make_scenario(emu: GitHubEmulator, tmp_path: Path, *, dispatch: bool = False) -> Scenario:
-    source = tmp_path / "source"
-    ci = {".github/workflows/ci.yml": DISPATCHABLE_CI} if dispatch else {}
-    init_repo(source, {**CLEAN, **ci})
-    git(source, "checkout", "-q", "-b", "feature")
-    head_sha = commit(source, BROKEN, "Add perimeter")
-    log = job_log(source, ["ruff format --check ."])
-    emu.create_repo(REPO, source=source)
-    emu.add_workflow(REPO, ".github/workflows/ci.yml", "CI", dispatch=dispatch)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        "feature",
-        head_sha,
-        "failure",
-        actor="alice",
-        jobs=[
-            JobSpec(
-                "lint",
-                "failure",
-                [StepSpec("Set up job", "success"), StepSpec("Run ruff format --check .", "failure")],
-                log=log,
-            )
-        ],
-    )
-    workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
-    return Scenario(emu, RunnerSim(tmp_path).for_emulator(emu, REPO), run, head_sha, workspace, source)
 
 
 def expected_fix(scenario: Scenario, tmp_path: Path) -> str:
