@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     except Halt as halt:
         runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
         return 3
-    local.print_report(proposal, branch, runner)
+    local.print_report(proposal, branch, runner, root)
     if settings.anthropic_api_key is None:
         print(
             "\nThe formatting was fixed without a model. The failing test (`mean` uses integer division) needs "

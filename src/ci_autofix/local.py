@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     except Halt as halt:
         runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
         return 3
-    print_report(proposal, branch, runner)
+    print_report(proposal, branch, runner, args.repo)
     return 0
 
 
@@ -144,7 +144,7 @@ def _worktree(git: Git, head: str) -> Iterator[Path]:
             git.run("worktree", "prune", check=False)
 
 
-def print_report(proposal: Proposal, branch: str, runner: Runner) -> None:
+def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
     from ci_autofix.report import fence
 
     out = sys.stdout
@@ -167,7 +167,7 @@ def print_report(proposal: Proposal, branch: str, runner: Runner) -> None:
         print(f"  [{finding.severity}] {finding.code}: {finding.message}", file=out)
     print("\n" + fence(runner.clean(proposal.diff), "diff"), file=out)
     print(
-        f"\nNext: review with `git show {branch}`, then take it with `git merge --ff-only {branch}` "
-        f"or `git cherry-pick {branch}`.",
+        f"\nNext: review it with `git -C {repo} show {branch}`, then take it with "
+        f"`git merge --ff-only {branch}` or `git cherry-pick {branch}` in that repository.",
         file=out,
     )
