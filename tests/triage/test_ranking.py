@@ -83,7 +83,7 @@ def test_warnings_stay_noise_when_warnings_do_not_fail_the_build() -> None:
     output = "\n".join(
         ["src/Text/Demo/Notebook.hs:94:10: Warning: Defined but not used: ‘x’", _passing(300), "Error: boom"]
     )
-    d = diagnose(github_log("cabal build", output), max_tokens=150)
+    d = diagnose(github_log("cabal build", output), max_tokens=300)
     assert "Error: boom" in d.excerpt
     assert "Defined but not used" not in d.excerpt
 
@@ -137,3 +137,21 @@ def test_a_bare_stack_trace_is_kept_whole(tmp_path: Path) -> None:
     kept = d.excerpt.splitlines()
     for line in trace:
         assert line in kept
+
+
+def test_the_failed_steps_summary_is_kept_when_error_regions_fill_the_budget() -> None:
+    regions = "\n\n\n".join(
+        f"checking fixture {k}\nERROR: fixture {k} does not match its snapshot\n"
+        + "\n".join(f"  line {j}: expected {k * j} but got {k * j + 1}" for j in range(6))
+        for k in range(80)
+    )
+    summary = [
+        "Fixtures: 80 failed, 1500 passed, 1580 total",
+        "Ran all fixtures.",
+    ]
+    output = "\n".join([regions, _passing(300), "", *summary])
+    d = diagnose(github_log("./check-fixtures", output), max_tokens=1500)
+    kept = d.excerpt.splitlines()
+    for line in summary:
+        assert line in kept
+    assert "ERROR: fixture 0 does not match its snapshot" in kept

@@ -18,6 +18,7 @@ from ci_autofix.triage.tokens import estimate_tokens
 WINDOW_BEFORE = 8
 WINDOW_AFTER = 12
 TAIL_LINES = 40
+SUMMARY_LINES = 10  # a failed step's last lines (the runner's summary) compete with the first error region
 LONG_TAIL_LINES = 150  # more of the failed step's end, only while the excerpt is small
 LONG_TAIL_PRIORITY = 4
 MAX_EXAMINED = 60000
@@ -200,6 +201,7 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
     failed = failed_ranges(view)
     in_failed: set[int] = set()
     for first, end in failed:
+        spans.append(Span(max(first, end - SUMMARY_LINES), end, 2, rank=0))
         spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
         spans.append(Span(max(first, end - LONG_TAIL_LINES), end, LONG_TAIL_PRIORITY, rank=0))
         in_failed.update(range(first, end + 1))
