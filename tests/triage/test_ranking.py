@@ -155,3 +155,30 @@ def test_the_failed_steps_summary_is_kept_when_error_regions_fill_the_budget() -
     for line in summary:
         assert line in kept
     assert "ERROR: fixture 0 does not match its snapshot" in kept
+
+
+def test_a_go_subtests_long_output_is_kept_whole() -> None:
+    # `go test -v` output format (Go's testing package): a failed subtest's indented lines, here a
+    # 60-name expected list, belong to it up to the next line that is not indented more
+    expected = [f"            tool-{k:02d}" for k in range(60)]
+    failing = [
+        "    --- FAIL: TestSorted/Testing_Frameworks (0.00s)",
+        "        sorted_test.go:131: expected 'tool-03' but actual is 'tool-07'",
+        "        sorted_test.go:135: expected order is:",
+        *expected,
+    ]
+    passing = [f"    --- PASS: TestSorted/Section_{k} (0.00s)" for k in range(300)]
+    output = "\n".join(
+        [
+            "=== RUN   TestSorted",
+            *passing[:150],
+            *failing,
+            *passing[150:],
+            "--- FAIL: TestSorted (0.01s)",
+            "FAIL",
+        ]
+    )
+    d = diagnose(github_log("go test ./...", output))
+    kept = d.excerpt.splitlines()
+    for line in failing:
+        assert line in kept

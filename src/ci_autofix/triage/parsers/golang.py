@@ -10,6 +10,7 @@ from ci_autofix.triage.parsers.base import Found, Parser, follow, indented_after
 
 GO_FAIL_RE = re.compile(r"^\s*--- FAIL: (?P<test>\S+)")
 GO_OUTPUT_RE = re.compile(r"^\s+(?P<file>[\w./-]+_test\.go):(?P<line>\d+): (?P<msg>.+)$")
+GO_OUTPUT_LINES = 100  # a failed test's indented output (its diff, its expected list) is read whole
 GO_RUN_RE = re.compile(r"^\s*=== (?:RUN|CONT|PAUSE)\s")
 
 
@@ -21,7 +22,7 @@ def _go_fail(view: LogView, i: int, match: re.Match[str]) -> Found:
         if GO_RUN_RE.match(current) or not current.strip():
             break
         first = j
-    last = indented_after(view, i, limit=40)
+    last = indented_after(view, i, limit=GO_OUTPUT_LINES)
     file: str | None = None
     line_no: int | None = None
     message = match.group(0).strip()
