@@ -182,3 +182,17 @@ def test_a_go_subtests_long_output_is_kept_whole() -> None:
     kept = d.excerpt.splitlines()
     for line in failing:
         assert line in kept
+
+
+def test_skipped_tests_are_not_error_lines() -> None:
+    # a skip reason often reads like an error (`not found`, `cannot`): the skip is not the failure
+    skips = "\n".join(
+        f"SKIP t{k} [ext/net/tests/t{k}.phpt] reason: server {k} not found, cannot connect"
+        for k in range(300)
+    )
+    output = "\n".join([skips, RUN_TESTS_FAIL, _passing(200)])
+    d = diagnose(github_log("make test", output), max_tokens=1500)
+    kept = d.excerpt.splitlines()
+    for line in RUN_TESTS_FAIL.splitlines():
+        assert line in kept
+    assert len([line for line in kept if line.startswith("SKIP ")]) <= 15

@@ -37,7 +37,7 @@ NOISE_RE = re.compile(
     r"\berror[-_](?:prone|reporting|log|page|handler)|ignore[-_]errors|continue-on-error|"
     r"fail-fast|allow_failure|\bonerror\b|\bwarn(?:ing)?\b|"
     # a passing test whose name mentions an error: `... returns FAIL on NULL: 3 ms OK`, `ok 12 errors`
-    r"(?:\bOK|\bok|\bpassed|\bPASSED|✓|✔)\s*(?:\(\d+(?:\.\d+)?\s*m?s\))?$|^\s*(?:ok|PASS|PASSED|✓|✔)\b|"
+    r"(?:\bOK|\bok|\bpassed|\bPASSED|✓|✔)\s*(?:\(\d+(?:\.\d+)?\s*m?s\))?$|^\s*(?:ok|PASS|PASSED|SKIP|SKIPPED|XFAIL|✓|✔)\b|"
     # configure-time probes (cmake, autoconf) that are expected to fail
     r"^-- (?:Looking for|Performing Test|Check(?:ing)? (?:for|if|whether)|Could NOT find)|^checking .*\.\.\. (?:no|not found)$",
     re.I,
