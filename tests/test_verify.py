@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from ci_autofix.environment import default_setup, needs_environment, uses_ruff
+from ci_autofix.evidence import Evidence
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.verify import Evidence, default_setup, reproduce, uses_ruff, verify
+from ci_autofix.verify import reproduce, verify
 
 TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff live there
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -314,8 +316,6 @@ def test_files_made_by_the_setup_and_the_commands_never_reach_the_fix(project: P
 
 
 def test_standalone_linters_need_no_environment() -> None:
-    from ci_autofix.verify import needs_environment
-
     assert not needs_environment(["ruff format --check .", "black --check src", "python -m isort --check ."])
     assert not needs_environment(["/opt/venv/bin/ruff check", ""])
     assert needs_environment(["ruff check .", "pytest -q"])

@@ -15,6 +15,7 @@ from typing import Any
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.evidence import Verification
 from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
 from ci_autofix.git import Git
 from ci_autofix.policy import Verdict, check_diff
@@ -22,7 +23,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
-from ci_autofix.verify import Verification, reproduce, verify
+from ci_autofix.verify import reproduce, verify
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a
 # fixer changed something, the agent is not needed.

@@ -1,0 +1,238 @@
+"""The environment the failing commands run in: for a Python repository, a virtualenv outside
+the workspace prepared by `setup-command`, or by default with the project and its test extras
+installed; nothing at all when the commands are standalone linters. Files that preparing or
+running leaves behind are removed, so they never reach a fix."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+import re
+import sys
+import tempfile
+import tomllib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix.evidence import Evidence
+from ci_autofix.git import Git
+from ci_autofix.sandbox import Sandbox
+
+_STAMP = ".ci-autofix-setup"
+_TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
+_REQUIREMENTS = re.compile(
+    r"^(?:requirements|(?:test|dev)-requirements|requirements[-_](?:test|tests|dev))\.txt$"
+)
+
+
+def is_python_project(root: Path) -> bool:
+    return any((root / name).is_file() for name in ("pyproject.toml", "setup.py", "setup.cfg")) or bool(
+        _requirement_files(root)
+    )
+
+
+def default_env_dir(root: Path) -> Path:
+    base = Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
+    return base / "ci-autofix-env" / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+
+
+def default_setup(root: Path, python: Path) -> list[str] | None:
+    """The pip command that installs the project and its test extras, or None when there is nothing to install."""
+    targets: list[str] = []
+    pyproject = _pyproject(root)
+    installable = (
+        (root / "setup.py").is_file()
+        or (root / "setup.cfg").is_file()
+        or ("project" in pyproject or "build-system" in pyproject)
+    )
+    if installable:
+        project = pyproject.get("project", {})
+        optional = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
+        extras = [name for name in optional if name in _TEST_EXTRAS] if isinstance(optional, dict) else []
+        targets += ["-e", "." + (f"[{','.join(extras)}]" if extras else "")]
+    groups = pyproject.get("dependency-groups", {})
+    if isinstance(groups, dict):
+        for name in _TEST_EXTRAS:
+            targets += [req for req in groups.get(name, []) if isinstance(req, str)]
+    for path in _requirement_files(root):
+        targets += ["-r", path.relative_to(root).as_posix()]
+    if not targets:
+        return None
+    return [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--quiet",
+        *targets,
+    ]
+
+
+def _requirement_files(root: Path) -> list[Path]:
+    found = [p for p in sorted(root.glob("*.txt")) if _REQUIREMENTS.match(p.name)]
+    found += [p for p in sorted(root.glob("requirements/*.txt")) if re.search(r"test|dev", p.name)]
+    return [p for p in found if p.is_file()]
+
+
+def _pyproject(root: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def uses_ruff(root: Path) -> bool:
+    """Ruff configured (pyproject, ruff.toml, .ruff.toml) or listed in the dev dependencies or pre-commit."""
+    if (root / "ruff.toml").is_file() or (root / ".ruff.toml").is_file():
+        return True
+    pyproject = _pyproject(root)
+    tool = pyproject.get("tool")
+    if isinstance(tool, dict) and "ruff" in tool:
+        return True
+    texts = [str(pyproject.get("project", {})), str(pyproject.get("dependency-groups", {}))]
+    texts += [p.read_text(errors="replace") for p in _requirement_files(root)]
+    pre_commit = root / ".pre-commit-config.yaml"
+    if pre_commit.is_file():
+        texts.append(pre_commit.read_text(errors="replace"))
+    return any(re.search(r"\bruff\b", text) for text in texts)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    sandbox: Sandbox
+    setup: Evidence | None
+
+
+def _stamp(root: Path, setup_command: str) -> str:
+    digest = hashlib.sha256(setup_command.encode() + b"\0")
+    for name in ("pyproject.toml", "setup.py", "setup.cfg"):
+        path = root / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    for path in _requirement_files(root):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+# Tools that check files without importing the project: no environment to prepare for them.
+STANDALONE_TOOLS = frozenset(
+    {
+        "ruff",
+        "black",
+        "isort",
+        "flake8",
+        "codespell",
+        "yamllint",
+        "shellcheck",
+        "prettier",
+        "eslint",
+        "markdownlint",
+        "actionlint",
+        "hadolint",
+        "typos",
+    }
+)
+
+
+def needs_environment(commands: Sequence[str]) -> bool:
+    """Whether any command runs the project's code (tests, type checks) rather than a standalone linter."""
+    for command in commands:
+        words = command.split()
+        if not words:
+            continue
+        tool = Path(words[0]).name
+        if tool in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+            tool = words[2]
+        if tool not in STANDALONE_TOOLS:
+            return True
+    return False
+
+
+def prepare(
+    sandbox: Sandbox,
+    setup_command: str,
+    *,
+    env_dir: Path | None,
+    timeout: float,
+    commands: Sequence[str] = ("",),
+) -> Prepared:
+    """The sandbox the commands run in, after the setup (run at most once per dependency content).
+
+    Without a configured setup, commands that only run standalone linters need no environment.
+    """
+    root = sandbox.root
+    if not setup_command and commands is not None and not needs_environment(commands):
+        return Prepared(sandbox, None)
+    if not is_python_project(root):
+        if not setup_command:
+            return Prepared(sandbox, None)
+        return Prepared(
+            sandbox, Evidence.of(setup_command, sandbox.run_command_line(setup_command, timeout=timeout))
+        )
+    env_dir = env_dir or default_env_dir(root)
+    bin_dir = env_dir / "bin"
+    inner = dataclasses.replace(
+        sandbox,
+        extra_env={
+            **sandbox.extra_env,
+            "VIRTUAL_ENV": str(env_dir),
+            "PATH": f"{bin_dir}{os.pathsep}{sandbox.env().get('PATH', os.defpath)}",
+        },
+    )
+    stamp = _stamp(root, setup_command)
+    stamp_file = env_dir / _STAMP
+    if (bin_dir / "python").exists() and stamp_file.is_file() and stamp_file.read_text() == stamp:
+        return Prepared(inner, None)
+    if not (bin_dir / "python").exists():
+        # Created by the sandbox's user (the checkout's owner when we run as root), who must write there.
+        sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
+        created = sandbox.run([sys.executable, "-m", "venv", str(env_dir)], timeout=timeout)
+        if not created.ok:
+            return Prepared(inner, Evidence.of(f"python -m venv {env_dir.name}", created))
+    if setup_command:
+        setup = Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
+    else:
+        argv = default_setup(root, bin_dir / "python")
+        if argv is None:
+            setup = None
+        else:
+            shown = "pip install " + " ".join(argv[argv.index("--quiet") + 1 :])
+            setup = Evidence.of(shown, inner.run(argv, timeout=timeout))
+    if setup is None or setup.ok:
+        stamp_file.write_text(stamp)
+    return Prepared(inner, setup)
+
+
+def _untracked(root: Path) -> set[str] | None:
+    """Untracked, not ignored files: what would end up in the fix's snapshot. None outside a git checkout."""
+    if not (root / ".git").exists():
+        return None
+    listed = Git(root).run("ls-files", "--others", "--exclude-standard", "-z", check=False)
+    return {p for p in listed.output.split("\0") if p} if listed.ok else None
+
+
+@contextlib.contextmanager
+def leave_no_files(root: Path) -> Iterator[None]:
+    """Remove the untracked files that appear meanwhile (egg-info, build/, test outputs), so that
+    preparing and running commands never adds files to the fix."""
+    before = _untracked(root)
+    try:
+        yield
+    finally:
+        after = _untracked(root) if before is not None else None
+        for rel in sorted((after or set()) - (before or set()), reverse=True):
+            path = root / rel
+            with contextlib.suppress(OSError):
+                path.unlink()
+            parent = path.parent
+            while parent != root and root in parent.parents:
+                try:
+                    parent.rmdir()
+                except OSError:
+                    break
+                parent = parent.parent

@@ -1,0 +1,125 @@
+"""The evidence verification collects: each command before and after the fix, and the verdict,
+rendered for the PR body and the job summary."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ci_autofix import shell
+from ci_autofix.redact import redact
+
+Outcome = Literal["verified", "unverified", "failed"]
+Role = Literal["failing", "test", "lint"]
+TAIL_LINES = 40
+TAIL_CHARS = 4000
+
+
+_NOT_FOUND_EXIT = 127
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One run of one command: what it was, how it ended, and the last lines it printed."""
+
+    command: str
+    exit_code: int | None
+    timed_out: bool
+    tail: str
+    not_found: bool = False
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    @property
+    def missing_tool(self) -> bool:
+        return self.not_found or self.exit_code == _NOT_FOUND_EXIT
+
+    def describe(self) -> str:
+        if self.missing_tool:
+            return "not found"
+        if self.timed_out:
+            return f"timed out ({self.duration_s:.0f}s)"
+        return f"exit {self.exit_code}"
+
+    @classmethod
+    def of(cls, command: str, result: shell.Completed) -> Evidence:
+        return cls(
+            command,
+            result.exit_code,
+            result.timed_out,
+            _tail(result.output),
+            result.not_found,
+            round(result.duration_s, 2),
+        )
+
+
+@dataclass(frozen=True)
+class EvidencePair:
+    command: str
+    role: Role
+    before: Evidence | None
+    after: Evidence
+
+
+@dataclass(frozen=True)
+class Verification:
+    outcome: Outcome
+    reason: str
+    evidence: list[EvidencePair] = field(default_factory=list)
+    setup: Evidence | None = None
+
+    def to_markdown(self) -> str:
+        title = {"verified": "verified ✅", "unverified": "unverified ⚠️", "failed": "failed ❌"}[self.outcome]
+        parts = [f"### Verification: {title}", _escape(self.reason)]
+        rows = ["| command | before the fix | after the fix |", "|---|---|---|"]
+        if self.setup is not None:
+            rows.append(f"| {inline_code(self.setup.command)} (setup) | | {self.setup.describe()} |")
+        for pair in self.evidence:
+            before = pair.before.describe() if pair.before else "not run"
+            label = {"failing": "", "test": " (test-command)", "lint": " (lint)"}[pair.role]
+            rows.append(f"| {inline_code(pair.command)}{label} | {before} | {pair.after.describe()} |")
+        if len(rows) > 2:
+            parts.append("\n".join(rows))
+        shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]
+        if self.setup is not None and not self.setup.ok:
+            shown.insert(0, (self.setup.command, self.setup))
+        if self.outcome == "verified":
+            shown = [(p.command, p.after) for p in self.evidence if p.role == "failing"][:1]
+        for command, evidence in shown[:4]:
+            if evidence.tail:
+                parts.append(
+                    f"<details><summary>Output after the fix: {inline_code(command, table=False)}</summary>\n\n"
+                    f"{_fence(evidence.tail)}\n\n</details>"
+                )
+        return "\n\n".join(parts)
+
+
+def _tail(output: str) -> str:
+    lines = redact(output).rstrip("\n").splitlines()[-TAIL_LINES:]
+    text = "\n".join(lines)
+    return text if len(text) <= TAIL_CHARS else "…" + text[-TAIL_CHARS:]
+
+
+def _escape(text: str) -> str:
+    """One paragraph; HTML tags outside code spans shown, not rendered."""
+    text = " ".join(text.split())
+    return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)
+
+
+def inline_code(text: str, *, table: bool = True) -> str:
+    text = " ".join(text.split())
+    if table:
+        text = text.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"`{text}`"
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
