@@ -27,6 +27,7 @@ from calc_scenario import (
 )
 from emulator import GitHubEmulator, JobSpec, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
+from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim
 
 from ci_autofix.demo import job_log
@@ -98,3 +99,58 @@ def test_the_agent_fixes_a_failing_test_through_the_whole_propose_flow(
     assert emu.token not in json.dumps(sent)  # the GitHub token never reaches the model
     assert all(API_KEY not in json.dumps(r["body"]) for r in sent)  # the key only authenticates
     assert all(r["headers"].get("authorization") == f"Bearer {API_KEY}" for r in sent)
+
+
+def test_an_agent_that_changes_nothing_halts_and_says_why(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    source = tmp_path / "source"
+    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
+    git(source, "checkout", "-q", "-b", "topic")
+    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
+    emu.create_repo(REPO, source=source)
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "topic",
+        head_sha,
+        "failure",
+        jobs=[
+            JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=job_log(source, [PYTEST]))
+        ],
+    )
+    workspace = tmp_path / "workspace"
+    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
+    git(workspace, "checkout", "-q", "--detach", head_sha)
+    gives_up = [
+        reply(
+            tool_use(
+                "finish",
+                {
+                    "summary": "The expected value in the test looks wrong to me.",
+                    "root_cause": "unclear",
+                    "confidence": "low",
+                    "notes_left_as_is": [],
+                },
+            )
+        )
+    ]
+    # the failing test still fails after its first try, so the agent gets one more turn with the output
+    with messages_process(gives_up * 2, tmp_path) as (url, record):
+        result = (
+            RunnerSim(tmp_path)
+            .for_emulator(emu, REPO)
+            .run(
+                event_name="workflow_run",
+                event=emu.workflow_run_event(run),
+                workspace=workspace,
+                inputs={"anthropic-api-key": API_KEY},
+                extra_env={"ANTHROPIC_BASE_URL": url, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+            )
+        )
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "agent-gave-up"), result.log
+    assert "looks wrong to me" in result.summary
+    assert len(record.read_text().splitlines()) == 2
+    assert emu.pulls(REPO) == []
+    assert set(emu.refs(REPO)) == {"refs/heads/main", "refs/heads/topic"}

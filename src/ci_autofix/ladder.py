@@ -99,7 +99,13 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     runner.stage("checking the patch")
     tree = git.snapshot_tree(job.head_sha, sandbox.written)
     if tree == git.tree_of(job.head_sha):
-        raise Halt(HaltReason.NO_CHANGES, "The fixers and the agent produced no change to propose.")
+        if agent_result is not None:
+            raise Halt(
+                HaltReason.AGENT_GAVE_UP,
+                f"The agent ended without a change it could stand behind: {agent_result.summary or 'no summary'}",
+                details={"agent": agent_result.to_json()},
+            )
+        raise Halt(HaltReason.NO_CHANGES, "The fixers produced no change to propose.")
     fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
     diff = git.diff(job.head_sha, fix_sha)
     verdict = check_diff(
