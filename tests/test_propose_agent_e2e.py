@@ -20,6 +20,7 @@ from calc_scenario import (
     CALC_BROKEN,
     CALC_OK,
     CALC_TEST,
+    EDITOR,
     PYTEST,
     SUMMARY,
     fixing_turns,
@@ -154,3 +155,78 @@ def test_an_agent_that_changes_nothing_halts_and_says_why(
     assert len(record.read_text().splitlines()) == 2
     assert emu.pulls(REPO) == []
     assert set(emu.refs(REPO)) == {"refs/heads/main", "refs/heads/topic"}
+
+
+def test_a_fix_that_skips_the_failing_test_is_never_proposed(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    source = tmp_path / "source"
+    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
+    git(source, "checkout", "-q", "-b", "topic")
+    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
+    emu.create_repo(REPO, source=source)
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "topic",
+        head_sha,
+        "failure",
+        jobs=[
+            JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=job_log(source, [PYTEST]))
+        ],
+    )
+    workspace = tmp_path / "workspace"
+    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
+    git(workspace, "checkout", "-q", "--detach", head_sha)
+    cheat = [
+        reply(
+            tool_use(
+                EDITOR,
+                {
+                    "command": "str_replace",
+                    "path": "tests/test_calc.py",
+                    "old_str": "from calc import add",
+                    "new_str": "import pytest\n\nfrom calc import add",
+                },
+            )
+        ),
+        reply(
+            tool_use(
+                EDITOR,
+                {
+                    "command": "str_replace",
+                    "path": "tests/test_calc.py",
+                    "old_str": "def test_add():",
+                    "new_str": '@pytest.mark.skip(reason="flaky")\ndef test_add():',
+                },
+            )
+        ),
+        reply(
+            tool_use(
+                "finish",
+                {
+                    "summary": "Skipped the flaky test.",
+                    "root_cause": "flaky",
+                    "confidence": "low",
+                    "notes_left_as_is": [],
+                },
+            )
+        ),
+    ]
+    with messages_process(cheat, tmp_path) as (url, _):
+        result = (
+            RunnerSim(tmp_path)
+            .for_emulator(emu, REPO)
+            .run(
+                event_name="workflow_run",
+                event=emu.workflow_run_event(run),
+                workspace=workspace,
+                inputs={"anthropic-api-key": API_KEY},
+                extra_env={"ANTHROPIC_BASE_URL": url, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+            )
+        )
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
+    assert "skip-marker-added" in result.summary
+    assert emu.pulls(REPO) == []
+    assert set(emu.refs(REPO)) == {"refs/heads/main", "refs/heads/topic"}  # nothing was pushed
