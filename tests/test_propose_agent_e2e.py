@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -26,15 +27,66 @@ from calc_scenario import (
     fixing_turns,
     messages_process,
 )
-from emulator import GitHubEmulator, JobSpec, StepSpec
+from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import reply, tool_use
-from runner_sim import RunnerSim
+from runner_sim import RunnerSim, RunResult
 
 from ci_autofix.demo import job_log
 from ci_autofix.marker import parse
 
 REPO = "acme/calc"
+BRANCH = "fix-rounding"
+
+
+@dataclass
+class Broken:
+    """The failing commit seeded in the emulator, its CI run, and the propose job's checkout."""
+
+    run: Run
+    head_sha: str
+    workspace: Path
+
+
+def seed(emu: GitHubEmulator, tmp_path: Path) -> Broken:
+    source = tmp_path / "source"
+    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
+    git(source, "checkout", "-q", "-b", BRANCH)
+    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
+    log = job_log(source, [PYTEST])
+    assert b"1 failed" in log
+    emu.create_repo(REPO, source=source)
+    emu.add_user("alice", permission="write", email=ALICE[1])
+    run = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        BRANCH,
+        head_sha,
+        "failure",
+        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
+    )
+    workspace = tmp_path / "workspace"
+    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
+    git(workspace, "checkout", "-q", "--detach", head_sha)
+    return Broken(run, head_sha, workspace)
+
+
+def propose(emu: GitHubEmulator, tmp_path: Path, broken: Broken, messages_url: str) -> RunResult:
+    """The propose job, laid out like the runner, with the model at `messages_url`."""
+    return (
+        RunnerSim(tmp_path)
+        .for_emulator(emu, REPO)
+        .run(
+            event_name="workflow_run",
+            event=emu.workflow_run_event(broken.run),
+            workspace=broken.workspace,
+            inputs={"anthropic-api-key": API_KEY},
+            extra_env={
+                "ANTHROPIC_BASE_URL": messages_url,
+                "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+            },
+        )
+    )
 
 
 @pytest.fixture
@@ -48,37 +100,10 @@ def test_the_agent_fixes_a_failing_test_through_the_whole_propose_flow(
 ) -> None:
     emu = github_emulator
     url, record = messages_fake
-    source = tmp_path / "source"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
-    git(source, "checkout", "-q", "-b", "fix-rounding")
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
-    log = job_log(source, [PYTEST])
-    assert b"1 failed" in log
-    emu.create_repo(REPO, source=source)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        "fix-rounding",
-        head_sha,
-        "failure",
-        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
-    )
-    workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    broken = seed(emu, tmp_path)
+    head_sha = broken.head_sha
 
-    result = (
-        RunnerSim(tmp_path)
-        .for_emulator(emu, REPO)
-        .run(
-            event_name="workflow_run",
-            event=emu.workflow_run_event(run),
-            workspace=workspace,
-            inputs={"anthropic-api-key": API_KEY},
-            extra_env={"ANTHROPIC_BASE_URL": url, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
-        )
-    )
+    result = propose(emu, tmp_path, broken, url)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["status"] == "proposed", result.summary
     assert float(result.outputs["cost-usd"]) > 0
@@ -106,24 +131,7 @@ def test_an_agent_that_changes_nothing_halts_and_says_why(
     github_emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     emu = github_emulator
-    source = tmp_path / "source"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
-    git(source, "checkout", "-q", "-b", "topic")
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
-    emu.create_repo(REPO, source=source)
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        "topic",
-        head_sha,
-        "failure",
-        jobs=[
-            JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=job_log(source, [PYTEST]))
-        ],
-    )
-    workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    broken = seed(emu, tmp_path)
     gives_up = [
         reply(
             tool_use(
@@ -139,46 +147,19 @@ def test_an_agent_that_changes_nothing_halts_and_says_why(
     ]
     # the failing test still fails after its first try, so the agent gets one more turn with the output
     with messages_process(gives_up * 2, tmp_path) as (url, record):
-        result = (
-            RunnerSim(tmp_path)
-            .for_emulator(emu, REPO)
-            .run(
-                event_name="workflow_run",
-                event=emu.workflow_run_event(run),
-                workspace=workspace,
-                inputs={"anthropic-api-key": API_KEY},
-                extra_env={"ANTHROPIC_BASE_URL": url, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
-            )
-        )
+        result = propose(emu, tmp_path, broken, url)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "agent-gave-up"), result.log
     assert "looks wrong to me" in result.summary
     assert len(record.read_text().splitlines()) == 2
     assert emu.pulls(REPO) == []
-    assert set(emu.refs(REPO)) == {"refs/heads/main", "refs/heads/topic"}
+    assert set(emu.refs(REPO)) == {"refs/heads/main", f"refs/heads/{BRANCH}"}
 
 
 def test_a_fix_that_skips_the_failing_test_is_never_proposed(
     github_emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     emu = github_emulator
-    source = tmp_path / "source"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
-    git(source, "checkout", "-q", "-b", "topic")
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
-    emu.create_repo(REPO, source=source)
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        "topic",
-        head_sha,
-        "failure",
-        jobs=[
-            JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=job_log(source, [PYTEST]))
-        ],
-    )
-    workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    broken = seed(emu, tmp_path)
     cheat = [
         reply(
             tool_use(
@@ -215,18 +196,8 @@ def test_a_fix_that_skips_the_failing_test_is_never_proposed(
         ),
     ]
     with messages_process(cheat, tmp_path) as (url, _):
-        result = (
-            RunnerSim(tmp_path)
-            .for_emulator(emu, REPO)
-            .run(
-                event_name="workflow_run",
-                event=emu.workflow_run_event(run),
-                workspace=workspace,
-                inputs={"anthropic-api-key": API_KEY},
-                extra_env={"ANTHROPIC_BASE_URL": url, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
-            )
-        )
+        result = propose(emu, tmp_path, broken, url)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
     assert "skip-marker-added" in result.summary
     assert emu.pulls(REPO) == []
-    assert set(emu.refs(REPO)) == {"refs/heads/main", "refs/heads/topic"}  # nothing was pushed
+    assert set(emu.refs(REPO)) == {"refs/heads/main", f"refs/heads/{BRANCH}"}  # nothing was pushed
