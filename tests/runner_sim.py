@@ -52,6 +52,8 @@ class RunResult:
     summary: str
     commands: list[WorkflowCommand]
     env: dict[str, str] = field(repr=False)
+    # what the step left in GITHUB_ENV, GITHUB_PATH and GITHUB_STATE (ci-autofix writes none of them)
+    runner_files: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def log(self) -> str:
@@ -167,10 +169,19 @@ def _unescape(value: str, *, prop: bool = False) -> str:
     return value.replace("%25", "%")
 
 
+RUNNER_UID = 1001  # on GitHub's hosted runners the workspace and the runner's files belong to this uid
+
+
 class RunnerSim:
-    def __init__(self, tmp_path: Path, *, action_yml: Path = ACTION_YML) -> None:
+    """`runner_uid`: lay the workspace, HOME, RUNNER_TEMP and the file-command files out as that
+    uid's, as the runner does (ci-autofix itself still runs as our uid, root in CI)."""
+
+    def __init__(
+        self, tmp_path: Path, *, action_yml: Path = ACTION_YML, runner_uid: int | None = None
+    ) -> None:
         self.root = tmp_path / "runner"
         self.action_yml = action_yml
+        self.runner_uid = runner_uid
         self.repository = "acme/widgets"
         self.api_url = "https://api.github.com"
         self.server_url = "https://github.com"
@@ -193,6 +204,7 @@ class RunnerSim:
         inputs: dict[str, str],
         output: Path,
         summary: str | Path,
+        files: dict[str, Path],
         home: Path,
         runner_temp: Path,
         run_id: int,
@@ -229,6 +241,7 @@ class RunnerSim:
                 "GITHUB_WORKSPACE": str(workspace),
                 "GITHUB_OUTPUT": str(output),
                 "GITHUB_STEP_SUMMARY": str(summary),
+                **{name: str(path) for name, path in files.items()},
                 "GITHUB_RUN_ID": str(run_id),
                 "GITHUB_RUN_NUMBER": "1",
                 "GITHUB_RUN_ATTEMPT": "1",
@@ -276,8 +289,16 @@ class RunnerSim:
         event_path.write_text(json.dumps(event), encoding="utf-8")
         output = commands_dir / f"set_output_{step}"
         summary = commands_dir / f"step_summary_{step}"
-        output.touch()
-        summary.touch()
+        files = {
+            "GITHUB_ENV": commands_dir / f"set_env_{step}",
+            "GITHUB_PATH": commands_dir / f"add_path_{step}",
+            "GITHUB_STATE": commands_dir / f"save_state_{step}",
+        }
+        for path in (output, summary, *files.values()):
+            path.touch()
+        if self.runner_uid is not None:
+            for top in (self.root, workspace):
+                _chown_tree(top, self.runner_uid)
         env = self.environment(
             event_name=event_name,
             event_path=event_path,
@@ -285,6 +306,7 @@ class RunnerSim:
             inputs=dict(inputs or {}),
             output=output,
             summary=summary,
+            files=files,
             home=home,
             runner_temp=runner_temp,
             run_id=run_id,
@@ -308,4 +330,12 @@ class RunnerSim:
             summary=summary.read_text(encoding="utf-8"),
             commands=parse_commands(completed.stdout),
             env=env,
+            runner_files={name: path.read_text(encoding="utf-8") for name, path in files.items()},
         )
+
+
+def _chown_tree(top: Path, uid: int) -> None:
+    os.lchown(top, uid, uid)
+    for directory, dirs, names in os.walk(top):
+        for name in [*dirs, *names]:
+            os.lchown(Path(directory) / name, uid, uid)
