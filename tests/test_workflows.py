@@ -22,12 +22,6 @@ defaults:
   run:
     shell: bash
 jobs:
-  lint:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - run: ruff format --check .
-      - uses: pre-commit/action@v3.0.1
   test:
     name: tests
     runs-on: ubuntu-latest
@@ -57,6 +51,17 @@ jobs:
         shell: pwsh
       - run: cd ..
         working-directory: ../outside
+"""
+LINT = ".github/workflows/lint.yml"
+LINT_WORKFLOW = """\
+on: pull_request
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: ruff format --check .
+      - uses: pre-commit/action@v3.0.1
   plain:
     runs-on: ubuntu-latest
     steps:
@@ -72,13 +77,13 @@ jobs:
 def repo(tmp_path: Path) -> tuple[Git, str]:
     source = tmp_path / "repo"
     init_repo(source, {"README.md": "hi\n", "pkg/keep.txt": "x\n"})
-    sha = commit(source, {CI: WORKFLOW}, "CI")
+    sha = commit(source, {CI: WORKFLOW, LINT: LINT_WORKFLOW}, "CI")
     return Git(source), sha
 
 
 def test_an_unnamed_run_step_is_matched_by_its_first_line(repo: tuple[Git, str]) -> None:
     git_, sha = repo
-    found = failed_step_commands(git_, sha, CI, [FailedStep("lint", "Run ruff format --check .")])
+    found = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run ruff format --check .")])
     [command] = found.commands
     assert command.script == "ruff format --check ."
     assert command.command == "ruff format --check ."  # `shell: bash` is how command lines run here
@@ -120,7 +125,7 @@ def test_the_default_shell_has_no_pipefail_and_bash_and_sh_are_as_the_runner_run
 ) -> None:
     git_, sha = repo
     failed = [FailedStep("plain", "Run false | true", 0), FailedStep("plain", "Run false | true", 1)]
-    found = failed_step_commands(git_, sha, CI, [*failed, FailedStep("plain", 'Run echo "$0" > shell.txt')])
+    found = failed_step_commands(git_, sha, LINT, [*failed, FailedStep("plain", 'Run echo "$0" > shell.txt')])
     default, explicit, sh = (c.command for c in found.commands)
     assert default == "set +o pipefail\nfalse | true"
     assert explicit == "false | true"
@@ -137,16 +142,16 @@ def test_actions_unknown_expressions_other_shells_and_outside_directories_are_no
 ) -> None:
     git_, sha = repo
     steps = [
-        FailedStep("lint", "Run pre-commit/action@v3.0.1"),
         FailedStep("tests (3.11, ubuntu-latest)", "Upload with ***"),
         FailedStep("tests (3.11, ubuntu-latest)", "Run make docs"),
         FailedStep("tests (3.11, ubuntu-latest)", "Run cd .."),
     ]
     found = failed_step_commands(git_, sha, CI, steps)
     assert found.commands == []
-    assert found.actions == ["pre-commit/action@v3.0.1"]
-    action, upload, pwsh, outside = found.notes
-    assert "runs the action `pre-commit/action@v3.0.1`" in action
+    upload, pwsh, outside = found.notes
+    actions = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run pre-commit/action@v3.0.1")])
+    assert actions.commands == [] and actions.actions == ["pre-commit/action@v3.0.1"]
+    assert "runs the action `pre-commit/action@v3.0.1`" in actions.notes[0]
     assert "`${{ secrets.TOKEN }}`" in upload and "`./upload.sh ${{ secrets.TOKEN }}`" in upload
     assert "test-command" in upload
     assert "`shell: pwsh`" in pwsh
@@ -156,11 +161,11 @@ def test_actions_unknown_expressions_other_shells_and_outside_directories_are_no
 def test_a_step_or_job_that_does_not_match_and_a_missing_workflow_say_so(repo: tuple[Git, str]) -> None:
     git_, sha = repo
     found = failed_step_commands(
-        git_, sha, CI, [FailedStep("lint", "Run something else"), FailedStep("deploy", "Run x")]
+        git_, sha, LINT, [FailedStep("lint", "Run something else"), FailedStep("deploy", "Run x")]
     )
     assert found.commands == []
     assert "no step of job `lint`" in found.notes[0] and "`Run something else`" in found.notes[0]
-    assert "no job in `.github/workflows/ci.yml` is displayed as `deploy`" in found.notes[1]
+    assert "no job in `.github/workflows/lint.yml` is displayed as `deploy`" in found.notes[1]
     missing = failed_step_commands(git_, sha, ".github/workflows/nope.yml", [FailedStep("lint", "Run x")])
     assert missing.commands == []
     assert "`.github/workflows/nope.yml` does not exist at" in missing.notes[0]
@@ -168,11 +173,11 @@ def test_a_step_or_job_that_does_not_match_and_a_missing_workflow_say_so(repo: t
 
 def test_the_workflow_is_read_at_the_commit_not_from_the_working_tree(repo: tuple[Git, str]) -> None:
     git_, sha = repo
-    (git_.repo / CI).write_text(WORKFLOW.replace("ruff format --check .", "touch pwned"))
-    git(git_.repo, "add", CI)  # even staged, it is not the commit's
-    found = failed_step_commands(git_, sha, CI, [FailedStep("lint", "Run touch pwned")])
+    (git_.repo / LINT).write_text(LINT_WORKFLOW.replace("ruff format --check .", "touch pwned"))
+    git(git_.repo, "add", LINT)  # even staged, it is not the commit's
+    found = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run touch pwned")])
     assert found.commands == []
-    found = failed_step_commands(git_, sha, CI, [FailedStep("lint", "Run ruff format --check .")])
+    found = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run ruff format --check .")])
     assert [c.command for c in found.commands] == ["ruff format --check ."]
 
 
