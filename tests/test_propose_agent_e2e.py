@@ -50,7 +50,8 @@ class Broken:
 
 def seed(emu: GitHubEmulator, tmp_path: Path) -> Broken:
     source = tmp_path / "source"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
+    ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
+    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, ".github/workflows/ci.yml": ci})
     git(source, "checkout", "-q", "-b", BRANCH)
     head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])

@@ -63,7 +63,7 @@ def deliver(
         ci = trigger_ci(gh, settings, workflow_file, record.fix_branch)
         record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
         unverified = proposal.verification is None or proposal.verification.outcome != "verified"
-        title = report.pr_title(diagnosis, ctx.failing_branch)
+        title = report.pr_title(diagnosis, ctx.failing_branch, proposal.commands)
 
         def body(number: int | None) -> str:
             return report.pr_body(

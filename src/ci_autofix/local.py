@@ -82,6 +82,7 @@ def fix(
     from ci_autofix.ladder import LadderInput, run_ladder
     from ci_autofix.locate import locate_failures
     from ci_autofix.triage import diagnose
+    from ci_autofix.workflows import claimed_commands
 
     git = Git(repo)
     try:
@@ -103,8 +104,13 @@ def fix(
     locate_failures(diagnosis, repo)
     runner.info(
         f"  {len(diagnosis.failures)} failure(s), category {diagnosis.category.value}; "
-        f"failing command(s): {', '.join(c.splitlines()[0] for c in diagnosis.commands) or 'none found'}"
+        f"the log names as failing: {', '.join(c.splitlines()[0] for c in diagnosis.log_commands) or 'no command'}"
     )
+    # A command named only by the log is never run: it must be a workflow step's `run:` (or be
+    # given with --test-command, which verification runs anyway).
+    commands = claimed_commands(git, head, diagnosis.log_commands)
+    for note in commands.notes:
+        runner.info(f"  {note}")
     if diagnosis.is_infra:
         raise Halt(
             HaltReason.INFRA,
@@ -125,6 +131,9 @@ def fix(
                 commit_message=message,
                 tools_dir=Path(tools),
                 llm_factory=build_clients(settings).llm,
+                commands=commands.lines,
+                actions=commands.actions,
+                notes=commands.notes,
             ),
             runner,
         )

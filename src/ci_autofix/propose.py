@@ -15,7 +15,7 @@ from ci_autofix.clients import Clients
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
 from ci_autofix.git import Git, GitError
-from ci_autofix.github import GitHub
+from ci_autofix.github import GitHub, JobInfo
 from ci_autofix.ledger import find_existing, next_attempt, side_branch
 from ci_autofix.locate import locate_failures
 from ci_autofix.marker import Suggestion
@@ -24,6 +24,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.model import Diagnosis, Failure
+from ci_autofix.workflows import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
     from ci_autofix.ladder import Proposal
@@ -81,7 +82,9 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     from ci_autofix.ladder import LadderInput, run_ladder
 
     runner.stage("downloading the failed jobs' logs")
-    diagnosis = seen.diagnosis = _triage(gh, event, settings)
+    diagnosis, jobs = _triage(gh, event, settings)
+    seen.diagnosis = diagnosis
+    commands = _workflow_commands(git, event, jobs)
     locate_failures(diagnosis, git.repo)
     runner.annotate(diagnosis.failures)
     if diagnosis.is_infra:
@@ -94,9 +97,14 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
                 head_sha=run.head_sha,
                 diagnosis=diagnosis,
                 settings=settings,
-                commit_message=_commit_message(diagnosis, run.id, attempt, run.head_sha, branch),
+                commit_message=_commit_message(
+                    diagnosis, commands.lines, run.id, attempt, run.head_sha, branch
+                ),
                 tools_dir=settings.runner_temp / "ci-autofix-tools" if settings.runner_temp else Path(tools),
                 llm_factory=clients.llm,
+                commands=commands.lines,
+                actions=commands.actions,
+                notes=commands.notes,
             ),
             runner,
         )
@@ -143,7 +151,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     return outcome
 
 
-def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> Diagnosis:
+def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
     run = event.run
     jobs = gh.failed_jobs(run.id, run.run_attempt)
     if not jobs:
@@ -174,7 +182,25 @@ def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> Diagnosi
                     )
                 )
                 located.add((note.path, note.start_line))
-    return diagnosis
+    return diagnosis, jobs
+
+
+def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -> WorkflowCommands:
+    """The failed steps (named by the API) and their commands, from the workflow file the run
+    executed as it was at the failing commit. The log's own claims are never used here."""
+    failed: list[FailedStep] = []
+    notes: list[str] = []
+    for job in jobs:
+        if not job.failed_steps:
+            notes.append(
+                f"GitHub names no failed step in job `{job.name}`, so none of its commands is re-run."
+            )
+        for step in job.failed_steps:
+            earlier = sum(1 for s in job.steps if s.name == step.name and s.number < step.number)
+            failed.append(FailedStep(job.name, step.name, earlier))
+    found = failed_step_commands(git, event.run.head_sha, event.run.workflow_file, failed)
+    found.notes[:0] = notes
+    return found
 
 
 def _halt_infra(gh: GitHub, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:
@@ -209,8 +235,10 @@ def _checkout(workspace: Path, head_sha: str) -> Git:
     return git
 
 
-def _commit_message(diagnosis: Diagnosis, run_id: int, attempt: int, head_sha: str, branch: str) -> str:
-    subject = f"Fix {report.what_failed(diagnosis).strip('`')} failing on {branch}"
+def _commit_message(
+    diagnosis: Diagnosis, commands: list[str], run_id: int, attempt: int, head_sha: str, branch: str
+) -> str:
+    subject = f"Fix {report.what_failed(diagnosis, commands).strip('`')} failing on {branch}"
     return (
         f"{subject[:72]}\n\nProposed by ci-autofix for the failed run {run_id}.\n\n"
         f"Autofix-Run: {run_id}\nAutofix-Attempt: {attempt}\nAutofix-Base: {head_sha}\n"

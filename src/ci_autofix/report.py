@@ -6,12 +6,14 @@ Every text here ends up on GitHub; the runner and the delivery code redact it on
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.triage.model import Diagnosis
+from ci_autofix.workflows import script_of
 
 if TYPE_CHECKING:  # the ladder (fixers, agent, policy) is imported only when a fix is made
     from ci_autofix.ladder import Proposal
@@ -53,16 +55,17 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
 
-def what_failed(diagnosis: Diagnosis) -> str:
-    if diagnosis.commands:
-        first = diagnosis.commands[0].splitlines()[0]
-        return f"`{clip(first, 80)}`"
+def what_failed(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
+    """The failing command (`commands`: from the workflow, never the log's claim), else the tools."""
+    lines = script_of(commands[0]).splitlines() if commands else []
+    if lines:
+        return f"`{clip(lines[0], 80)}`"
     tools = sorted(diagnosis.tools - {"generic"})
     return ", ".join(tools) if tools else f"{diagnosis.category.value} failure"
 
 
-def pr_title(diagnosis: Diagnosis, branch: str) -> str:
-    return clip(f"ci-autofix: fix {what_failed(diagnosis)} failing on {branch}", 240)
+def pr_title(diagnosis: Diagnosis, branch: str, commands: Sequence[str] = ()) -> str:
+    return clip(f"ci-autofix: fix {what_failed(diagnosis, commands)} failing on {branch}", 240)
 
 
 def approve_command(ctx: RunContext, apply_workflow: str, number: int | None) -> str:
