@@ -317,3 +317,18 @@ def test_a_policy_blocked_diff_with_a_valid_status_is_refused_at_apply(loop: Loo
     comment = assert_refused(loop, result, loop.number, dispatched)
     assert "protected-path" in comment
     assert loop.emu.branch_sha(REPO, record.fix_branch) == record.fix_sha
+
+
+def test_without_statuses_write_propose_fails_and_leaves_nothing_half_made(loop: Loop) -> None:
+    """No status, no suggestion: a PR apply would refuse is not opened at all."""
+    loop.emu.deny("POST", r"/statuses/", "statuses=write")
+    proposed = loop.propose_sim.run(
+        event_name="workflow_run",
+        event=loop.emu.workflow_run_event(loop.emu.runs[loop.run_id]),
+        workspace=loop.workspace,
+        extra_env=_tools(),
+    )
+    assert proposed.exit_code != 0
+    assert "statuses: write" in proposed.log
+    assert loop.emu.pulls(REPO) == []
+    assert list(loop.emu.refs(REPO, "refs/heads/ci-autofix/")) == []
