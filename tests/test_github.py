@@ -312,6 +312,37 @@ def test_commit_author_login(world: World) -> None:
     assert world.gh.commit_author_login("0" * 40) is None
 
 
+def test_commit_statuses_carry_the_identity_of_the_token_that_made_them(world: World) -> None:
+    made = world.gh.create_status(
+        world.feature_sha,
+        context="ci-autofix/provenance",
+        state="success",
+        description="fix of x",
+        target_url="https://example.invalid/run/1",
+    )
+    assert (made.creator, made.context, made.state) == (
+        "github-actions[bot]",
+        "ci-autofix/provenance",
+        "success",
+    )
+    world.emu.add_token("ghp_malloryToken000000000000000000000000", "mallory")
+    theirs = GitHub("ghp_malloryToken000000000000000000000000", world.emu.api_url, REPO, settings=FAST)
+    theirs.create_status(world.feature_sha, context="ci-autofix/provenance", state="success", description="y")
+    listed = world.gh.statuses(world.feature_sha)
+    assert [(s.creator, s.description) for s in listed] == [
+        ("mallory", "y"),
+        ("github-actions[bot]", "fix of x"),
+    ]
+    assert listed[1].target_url == "https://example.invalid/run/1"
+    assert world.gh.statuses(world.main_sha) == []
+    assert [r.path for r in world.emu.api_requests(path_regex="statuses")] == [
+        f"/repos/{REPO}/statuses/{world.feature_sha}",
+        f"/repos/{REPO}/statuses/{world.feature_sha}",
+        f"/repos/{REPO}/statuses/{world.feature_sha}",
+        f"/repos/{REPO}/statuses/{world.main_sha}",
+    ]
+
+
 # ---- workflows --------------------------------------------------------------------------------------
 def test_workflow_dispatch(world: World) -> None:
     gh = world.gh

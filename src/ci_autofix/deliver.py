@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ci_autofix import report
+from ci_autofix import provenance, report
 from ci_autofix.ci_trigger import trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
@@ -60,6 +60,7 @@ def deliver(
             "delete the stray branch and re-run this job.",
         )
     try:
+        provenance.vouch(gh, record, ctx.run_url)
         ci = trigger_ci(gh, settings, workflow_file, record.fix_branch)
         record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
         unverified = proposal.verification is None or proposal.verification.outcome != "verified"

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededException
+from github.CommitStatus import CommitStatus
 from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.GithubObject import NonCompletableGithubObject
 from github.PaginatedList import PaginatedList
@@ -110,6 +111,18 @@ class CommentInfo:
     author: str | None
     body: str
     html_url: str
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    """A commit status. `creator` is the login GitHub records for the token that created it:
+    nobody can create a status in another account's name."""
+
+    context: str
+    state: str
+    description: str
+    target_url: str
+    creator: str | None
 
 
 @dataclass(frozen=True)
@@ -439,6 +452,26 @@ class GitHub:
         author = data.get("author") or {}
         return str(author["login"]) if author.get("login") else None
 
+    def create_status(
+        self, sha: str, *, context: str, state: str, description: str, target_url: str = ""
+    ) -> StatusInfo:
+        """Set a commit status on `sha`, created by the identity this client's token acts as."""
+        commit = self._gh.get_repo(self.repository).get_commit(sha)
+        with _api(f"setting the status `{context}` on {sha[:12]}", "statuses: write"):
+            if target_url:
+                created = commit.create_status(
+                    state, target_url=target_url, description=description, context=context
+                )
+            else:
+                created = commit.create_status(state, description=description, context=context)
+            return _status_info(created)
+
+    def statuses(self, sha: str) -> list[StatusInfo]:
+        """Every commit status of `sha`, newest first (as GitHub lists them)."""
+        commit = self._gh.get_repo(self.repository).get_commit(sha)
+        with _api(f"reading the statuses of {sha[:12]}", "statuses: read"):
+            return [_status_info(status) for status in commit.get_statuses()]
+
     def default_branch(self) -> str:
         if self._default_branch is None:
             with _api("reading the repository", "metadata: read"):
@@ -548,6 +581,17 @@ def _pull_info(raw: Mapping[str, Any]) -> PullInfo:
         author=(raw.get("user") or {}).get("login"),
         labels=[str(label["name"]) for label in raw.get("labels") or []],
         draft=bool(raw.get("draft")),
+    )
+
+
+def _status_info(status: CommitStatus) -> StatusInfo:
+    creator = status.creator
+    return StatusInfo(
+        context=str(status.context or ""),
+        state=str(status.state or ""),
+        description=str(status.description or ""),
+        target_url=str(status.target_url or ""),
+        creator=str(creator.login) if creator is not None and creator.login else None,
     )
 
 

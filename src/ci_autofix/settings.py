@@ -147,6 +147,13 @@ class Settings(BaseSettings):
         False, description="Halt instead of proposing a fix that could not be verified here."
     )
     require_ci_green: bool = Field(False, description="apply: refuse unless CI on the fix concluded success.")
+    trusted_author: str = Field(
+        "github-actions[bot]",
+        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$",
+        description="apply: the login the propose job's `github-token` acts as (`github-actions[bot]` "
+        "for `GITHUB_TOKEN`, `<app-slug>[bot]` for an App token, the user of a PAT). Only suggestion "
+        "PRs it opened, on fix commits it marked with a `ci-autofix/provenance` status, are applied.",
+    )
     pull_request: int | None = Field(None, ge=1, description="apply: number of the suggestion pull request.")
     apply_workflow: str = Field(
         "ci-autofix-apply.yml",
