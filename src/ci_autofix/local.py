@@ -59,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(**settings_overrides(args))
     runner = Runner(in_actions=False, stream=sys.stderr)
     runner.mask(settings.secrets())
+    from ci_autofix.secret_env import withdraw
+
+    withdraw(settings.secrets())  # held in memory from here on
     log = read_log(args.log)
     try:
         proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)

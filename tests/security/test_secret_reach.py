@@ -65,3 +65,50 @@ def test_repository_code_finds_no_token(
     assert b"== /proc/" in loot  # it did look
     assert leaked(loot, attack.secrets()) == []
     assert "0" not in {p.read_text() for p in ran}, "the repository's code ran as root"
+
+
+PROBE = """
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from ci_autofix.secret_env import withdraw
+withdraw([os.environ["SECRET_VALUE"]])
+child = subprocess.run(
+    ["sh", "-c", 'cat /proc/$PPID/environ /proc/$PPID/mem 2>/dev/null | base64 -w0; echo; base64 -w0 /proc/$PPID/cmdline'],
+    capture_output=True, text=True,
+)
+print("CHILD-ENV", "SECRET_VALUE" in os.environ, "ANTHROPIC_API_KEY" in os.environ)
+print(child.stdout)
+"""
+
+
+def test_a_process_of_our_own_uid_cannot_read_our_environment_once_secrets_are_withdrawn(
+    tmp_path: Path,
+) -> None:
+    """The local `fix` case (and a non-root runner): commands run with our uid; what they can read of us."""
+    run_as_root_only()
+    import shutil
+    import subprocess
+
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python is None:
+        pytest.skip("needs a python3 that any uid can run")
+    secret = "sk-ant-api03-" + "W" * 40
+    src = Path(__file__).resolve().parents[2] / "src"
+    result = subprocess.run(
+        [python, "-c", PROBE, str(src)],
+        env={"PATH": "/usr/bin:/bin", "SECRET_VALUE": secret, "ANTHROPIC_API_KEY": secret},
+        user=64999,
+        group=64999,
+        extra_groups=[],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "CHILD-ENV False False" in result.stdout
+    import base64
+
+    dumped = b"".join(base64.b64decode(line) for line in result.stdout.splitlines()[1:] if line.strip())
+    assert secret.encode() not in dumped
