@@ -162,6 +162,9 @@ def run_action() -> int:
 
         settings = load_settings()
         runner.mask(settings.secrets())
+        from ci_autofix.secret_env import withdraw
+
+        withdraw([*settings.secrets(), *_raw_secret_inputs()])  # held in memory from here on
         outcome = _run_flow(settings, runner)
     except UserError as exc:
         runner.error(str(exc))

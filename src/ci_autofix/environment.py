@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.evidence import Evidence
-from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
 
 _STAMP = ".ci-autofix-setup"
@@ -185,7 +184,8 @@ def prepare(
         },
     )
     stamp = _stamp(root, setup_command)
-    stamp_file = env_dir / _STAMP
+    # Beside the environment, not in it: the environment belongs to the sandbox's user.
+    stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     if (bin_dir / "python").exists() and stamp_file.is_file() and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
     if not (bin_dir / "python").exists():
@@ -208,23 +208,24 @@ def prepare(
     return Prepared(inner, setup)
 
 
-def _untracked(root: Path) -> set[str] | None:
+def _untracked(sandbox: Sandbox) -> set[str] | None:
     """Untracked, not ignored files: what would end up in the fix's snapshot. None outside a git checkout."""
-    if not (root / ".git").exists():
+    if sandbox.git_dir is None and not (sandbox.root / ".git").exists():
         return None
-    listed = Git(root).run("ls-files", "--others", "--exclude-standard", "-z", check=False)
+    listed = sandbox.git().run("ls-files", "--others", "--exclude-standard", "-z", check=False)
     return {p for p in listed.output.split("\0") if p} if listed.ok else None
 
 
 @contextlib.contextmanager
-def leave_no_files(root: Path) -> Iterator[None]:
+def leave_no_files(sandbox: Sandbox) -> Iterator[None]:
     """Remove the untracked files that appear meanwhile (egg-info, build/, test outputs), so that
     preparing and running commands never adds files to the fix."""
-    before = _untracked(root)
+    root = sandbox.root
+    before = _untracked(sandbox)
     try:
         yield
     finally:
-        after = _untracked(root) if before is not None else None
+        after = _untracked(sandbox) if before is not None else None
         for rel in sorted((after or set()) - (before or set()), reverse=True):
             path = root / rel
             with contextlib.suppress(OSError):

@@ -5,7 +5,6 @@ event ─► guards ─► existing? ─► attempt ─► failed jobs' logs ─
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,8 +77,8 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     )
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
-    from ci_autofix.deliver import deliver, reviewers_for
     from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.workarea import workarea
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis, jobs = _triage(gh, event, settings)
@@ -90,17 +89,19 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
 
-    with tempfile.TemporaryDirectory(prefix="ci-autofix-tools-") as tools:
+    # Everything run for the repository runs in a copy owned by a uid of its own; the fix is
+    # made and pushed from our private git directory there. All of it is gone afterwards.
+    with workarea(git.repo, run.head_sha) as area:
         proposal = run_ladder(
             LadderInput(
-                root=git.repo,
+                area=area,
                 head_sha=run.head_sha,
                 diagnosis=diagnosis,
                 settings=settings,
                 commit_message=_commit_message(
                     diagnosis, commands.lines, run.id, attempt, run.head_sha, branch
                 ),
-                tools_dir=settings.runner_temp / "ci-autofix-tools" if settings.runner_temp else Path(tools),
+                tools_dir=area.tools_dir,
                 llm_factory=clients.llm,
                 commands=commands.lines,
                 actions=commands.actions,
@@ -108,7 +109,26 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
             ),
             runner,
         )
+        outcome = _deliver(gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt)
+    runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
+    return outcome
 
+
+def _deliver(
+    gh: GitHub,
+    git: Git,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    diagnosis: Diagnosis,
+    proposal: Proposal,
+    fix_branch: str,
+    attempt: int,
+) -> Outcome:
+    from ci_autofix.deliver import deliver, reviewers_for
+
+    run = event.run
+    branch = run.head_branch or ""
     runner.stage("delivering the suggestion")
     ctx = report.RunContext(
         repository=settings.repository,
@@ -147,7 +167,6 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
         cost_usd=proposal.cost_usd,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
-    runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
     return outcome
 
 

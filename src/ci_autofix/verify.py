@@ -46,7 +46,7 @@ def reproduce(
     env_dir: Path | None = None,
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use."""
-    with leave_no_files(sandbox.root):
+    with leave_no_files(sandbox):
         return _reproduce(sandbox, commands, timeout=timeout, setup_command=setup_command, env_dir=env_dir)
 
 
@@ -77,7 +77,7 @@ def verify(
 
     Files the setup and the commands create (and git would not ignore) are removed afterwards.
     """
-    with leave_no_files(sandbox.root):
+    with leave_no_files(sandbox):
         return _verify(
             sandbox,
             commands,
