@@ -6,7 +6,7 @@ read its config, tests execute it). Everything they run goes through one `Sandbo
 - paths are resolved inside the workspace: no `..` escape, no absolute path outside it,
   no symlink leading out, no writes under `.git/`, protected paths read-only;
 - commands get a scrubbed environment (no token, no `INPUT_*`, no `ACTIONS_*`), their own
-  process group, a timeout and capped output;
+  process group, a timeout and capped output, and nothing they start outlives them (`reap`);
 - when we run as root and the checkout belongs to another user (the runner's uid 1001),
   commands run as that user, so they cannot read our process's environment;
 - while commands run, credentials that actions/checkout persisted (an `extraheader` in
@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ci_autofix import shell
+from ci_autofix import reap, shell
 
 DEFAULT_PROTECTED = (".github/workflows/**",)
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
@@ -133,7 +133,9 @@ class Sandbox:
         While the block runs, `.git/config` has no `http.*.extraheader`, no credentials in
         remote URLs and no include of a file holding credentials, and such included files
         are moved out of the way; afterwards both are restored byte for byte (with their
-        modes), which also undoes anything the code wrote into `.git/config`.
+        modes), which also undoes anything the code wrote into `.git/config`. When the command
+        left a process that could not be killed (`reap.Survivors`), the credentials are not put
+        back: `.git/config` is restored without them.
         """
         git_dir = _git_dir(self.root)
         config = git_dir / "config" if git_dir else None
@@ -143,6 +145,7 @@ class Sandbox:
         original = config.read_bytes()
         config_mode = config.stat().st_mode & 0o7777
         held: dict[Path, tuple[bytes, int]] = {}
+        survivors = False
         try:
             for target in _credential_files(original.decode("utf-8", "replace"), config.parent):
                 with contextlib.suppress(OSError):
@@ -150,12 +153,17 @@ class Sandbox:
                     target.unlink()
             config.write_bytes(_without_credentials(original, set(held), config.parent))
             yield
+        except reap.Survivors:
+            survivors = True  # a process of the command still runs: the credentials stay away
+            raise
         finally:
             with contextlib.suppress(FileNotFoundError):
                 config.unlink()  # the code may have replaced it with a symlink
-            config.write_bytes(original)
+            config.write_bytes(
+                _without_credentials(original, set(held), config.parent) if survivors else original
+            )
             os.chmod(config, config_mode)
-            for target, (content, mode) in held.items():
+            for target, (content, mode) in ({} if survivors else held).items():
                 with contextlib.suppress(FileNotFoundError):
                     target.unlink()
                 target.write_bytes(content)
