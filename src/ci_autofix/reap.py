@@ -7,8 +7,11 @@ command ends, but a descendant can leave the group first (a double fork with `se
 - always, on Linux: our process is a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`), so every
   orphaned descendant of a command is re-parented to us instead of to init. The kernel attaches
   orphans to our main thread, so after the command, the main thread's children that `shell.run`
-  is not running (the registry below) and that started no earlier than the command itself are
-  leftovers: their whole trees are killed and waited for, so no zombie stays behind either.
+  is not running (the registry below), that we did not already have when the command started,
+  and that started no earlier than it are leftovers: their whole trees are killed and waited
+  for, so no zombie stays behind either. (A child that our main thread itself forks outside
+  `shell.run` while another thread's command runs would be taken for a leftover; ci-autofix
+  starts no such child, and other threads' children, such as a test server's, are not looked at.)
 - when the command ran as a dedicated uid (one that owns nothing else): every process of that uid
   is killed, wherever it is: a short child drops to the uid and calls `kill(-1, SIGKILL)` (which
   signals every process the uid may signal, except itself), then `/proc/*/status` is scanned
@@ -64,10 +67,12 @@ class Survivors(UserError):
 
 @dataclass(frozen=True)
 class Started:
-    """A command `shell.run` started: its pid, and when it started (clock ticks since boot)."""
+    """A command `shell.run` started: its pid, when it started (clock ticks since boot), and the
+    children we already had just before (none of them can be the command's)."""
 
     pid: int
     ticks: int
+    existing: frozenset[int] = frozenset()
 
 
 def become_subreaper() -> bool:
@@ -82,21 +87,27 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
+class Starting:
+    """A command about to start, inside `starting`: `track` registers it once Popen returns."""
+
+    def __init__(self) -> None:
+        self.existing = frozenset(_children(os.getpid())) if _LINUX and _subreaper else frozenset()
+        self.started: Started | None = None
+
+    def track(self, pid: int) -> Started:
+        _running.add(pid)
+        ticks = _start_ticks(pid)
+        self.started = Started(pid, ticks if ticks is not None else _now_ticks(), self.existing)
+        return self.started
+
+
 @contextlib.contextmanager
-def starting() -> Iterator[list[Started]]:
-    """Hold the registry while a command starts: append the Popen's pid to the yielded list with
-    `track`, so no concurrent sweep mistakes the new command for a leftover."""
+def starting() -> Iterator[Starting]:
+    """Hold the registry while a command starts, so no concurrent sweep mistakes the new command
+    for a leftover (the caller calls `track` with the new pid before leaving the block)."""
     become_subreaper()
-    started: list[Started] = []
     with _lock:
-        yield started
-
-
-def track(pid: int, into: list[Started]) -> None:
-    """Register a command shell.run just started (call inside `starting`)."""
-    _running.add(pid)
-    ticks = _start_ticks(pid)
-    into.append(Started(pid, ticks if ticks is not None else _now_ticks()))
+        yield Starting()
 
 
 def done(started: Started) -> None:
@@ -128,7 +139,7 @@ def sweep(
             return tuple(sorted(killed))
         if time.monotonic() > deadline:
             raise Survivors(command, left, timeout)
-        orphans = _leftover_children(started.ticks) if _subreaper else []
+        orphans = _leftover_children(started) if _subreaper else []
         for pid in orphans:
             for member in _tree(pid):
                 _kill(member, killed)
@@ -143,17 +154,21 @@ def sweep(
 
 def _left(started: Started, uid: int | None) -> list[int]:
     """What the command left: our untracked children (with the subreaper), and the uid's processes."""
-    orphans = _leftover_children(started.ticks) if _subreaper else []
+    orphans = _leftover_children(started) if _subreaper else []
     return [*orphans, *(_processes_of(uid) if uid is not None else [])]
 
 
-def _leftover_children(since: int) -> list[int]:
-    """Our main thread's children that no running command is, and that started at `since` or later."""
+def _leftover_children(started: Started) -> list[int]:
+    """Our main thread's children that no running command is, that we did not have before the
+    command started, and that started no earlier than it."""
     with _lock:
         return [
             pid
             for pid in _children(os.getpid())
-            if pid not in _running and (ticks := _start_ticks(pid)) is not None and ticks >= since
+            if pid not in _running
+            and pid not in started.existing
+            and (ticks := _start_ticks(pid)) is not None
+            and ticks >= started.ticks
         ]
 
 

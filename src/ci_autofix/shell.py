@@ -153,7 +153,7 @@ def run(
         raise ValueError("dedicated_user needs a user other than root and ourselves")
     start = time.monotonic()
     try:
-        with reap.starting() as started:
+        with reap.starting() as starting:
             proc = subprocess.Popen(
                 argv,
                 cwd=cwd,
@@ -167,11 +167,9 @@ def run(
                 group=group,
                 extra_groups=[] if user is not None else None,
             )
-            reap.track(proc.pid, started)
+            command = starting.track(proc.pid)
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
         return Completed(argv, None, f"{exc.strerror or exc}: {argv[0]}", 0.0, not_found=True)
-    [command] = started
-
     buffer = _CappedBuffer(max_output)
     assert proc.stdout is not None
 
