@@ -7,7 +7,8 @@ read its config, tests execute it). Everything they run goes through one `Sandbo
   no symlink leading out, no writes under `.git/`, protected paths read-only;
 - commands get a scrubbed environment (no token, no `INPUT_*`, no `ACTIONS_*`, no path of the
   runner's: workspace, temp dir, file-command files), a HOME, XDG directories and TMPDIR of
-  their own (thrown away), their own process group, a timeout and capped output;
+  their own (thrown away), their own process group, a timeout and capped output, and nothing
+  they start outlives them (`reap`);
 - with `user`/`group` (the work area's dedicated uid when we run as root), commands run as
   that uid with no supplementary groups, and while they run the `sealed` paths (the real
   checkout's git data and the credentials file it includes) are closed to others (`o-rwx`),
@@ -33,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ci_autofix import shell
+from ci_autofix import reap, shell
 from ci_autofix.git import Git
 
 DEFAULT_PROTECTED = (".github/workflows/**",)
@@ -156,6 +157,8 @@ class Sandbox:
                 max_output=self.max_output,
                 user=self.user,
                 group=self.group,
+                # the work area's uid is ours alone: every process of it is swept after each command
+                dedicated_user=self.user is not None,
             )
 
     def run_command_line(self, command: str, *, timeout: float | None = None) -> shell.Completed:
@@ -170,7 +173,11 @@ class Sandbox:
 
     @contextlib.contextmanager
     def seal(self) -> Iterator[None]:
-        """Close the `sealed` paths to group and others while the block runs, then restore their modes."""
+        """Close the `sealed` paths to group and others while the block runs, then restore their modes.
+
+        When the command left a process that could not be killed (`reap.Survivors`), they stay
+        closed: their owner (the runner's uid) keeps its access, the survivor gets none.
+        """
         saved: list[tuple[Path, int]] = []
         try:
             for path in self.sealed:
@@ -180,6 +187,9 @@ class Sandbox:
                         saved.append((path, stat.S_IMODE(st.st_mode)))
                         os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
             yield
+        except reap.Survivors:
+            saved.clear()
+            raise
         finally:
             for path, mode in reversed(saved):
                 with contextlib.suppress(OSError):
@@ -192,7 +202,9 @@ class Sandbox:
         While the block runs, `.git/config` has no `http.*.extraheader`, no credentials in
         remote URLs and no include of a file holding credentials, and such included files
         are moved out of the way; afterwards both are restored byte for byte (with their
-        modes), which also undoes anything the code wrote into `.git/config`.
+        modes), which also undoes anything the code wrote into `.git/config`. When the command
+        left a process that could not be killed (`reap.Survivors`), the credentials are not put
+        back: `.git/config` is restored without them.
         """
         git_dir = next((p for p in self.sealed if (p / "config").is_file()), None) or _git_dir(self.root)
         config = git_dir / "config" if git_dir else None
@@ -202,6 +214,7 @@ class Sandbox:
         original = config.read_bytes()
         config_mode = config.stat().st_mode & 0o7777
         held: dict[Path, tuple[bytes, int]] = {}
+        survivors = False
         try:
             for target in credential_files(original.decode("utf-8", "replace"), config.parent):
                 with contextlib.suppress(OSError):
@@ -209,12 +222,17 @@ class Sandbox:
                     target.unlink()
             config.write_bytes(_without_credentials(original, set(held), config.parent))
             yield
+        except reap.Survivors:
+            survivors = True  # a process of the command still runs: the credentials stay away
+            raise
         finally:
             with contextlib.suppress(FileNotFoundError):
                 config.unlink()  # the code may have replaced it with a symlink
-            config.write_bytes(original)
+            config.write_bytes(
+                _without_credentials(original, set(held), config.parent) if survivors else original
+            )
             os.chmod(config, config_mode)
-            for target, (content, mode) in held.items():
+            for target, (content, mode) in ({} if survivors else held).items():
                 with contextlib.suppress(FileNotFoundError):
                     target.unlink()
                 target.write_bytes(content)
