@@ -191,7 +191,7 @@ def prepare(
     if not (bin_dir / "python").exists():
         # Created by the sandbox's user (the checkout's owner when we run as root), who must write there.
         sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
-        created = sandbox.run([sys.executable, "-m", "venv", str(env_dir)], timeout=timeout)
+        created = sandbox.run([interpreter(sandbox), "-m", "venv", str(env_dir)], timeout=timeout)
         if not created.ok:
             return Prepared(inner, Evidence.of(f"python -m venv {env_dir.name}", created))
     if setup_command:
@@ -206,6 +206,19 @@ def prepare(
     if setup is None or setup.ok:
         stamp_file.write_text(stamp)
     return Prepared(inner, setup)
+
+
+def interpreter(sandbox: Sandbox) -> str:
+    """The Python the sandbox's user can run: ours when it can (the image's), else the first
+    `python3` on the commands' PATH that starts for it (ours may sit in a home it cannot enter)."""
+    candidates = [sys.executable]
+    for directory in sandbox.env().get("PATH", os.defpath).split(os.pathsep):
+        if directory and os.path.isabs(directory):
+            candidates.append(os.path.join(directory, "python3"))
+    for candidate in dict.fromkeys(candidates):
+        if os.path.isfile(candidate) and sandbox.run([candidate, "-c", ""], timeout=60).ok:
+            return candidate
+    return sys.executable
 
 
 def _untracked(sandbox: Sandbox) -> set[str] | None:
