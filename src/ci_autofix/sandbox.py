@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ci_autofix import shell
+from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
-DEFAULT_PROTECTED = (".github/workflows/**",)
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
 
 
@@ -50,7 +50,7 @@ class Sandbox:
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
-        self.protected = tuple(dict.fromkeys((*DEFAULT_PROTECTED, *self.protected)))
+        self.protected = protected_globs(self.protected)
 
     # ---- paths -----------------------------------------------------------------------------------
     def relative(self, path: str | Path) -> PurePosixPath:

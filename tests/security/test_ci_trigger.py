@@ -56,7 +56,8 @@ def spawning_test_and_fix() -> list[dict[str, object]]:
     spawn = edit(
         "tests/test_calc.py",
         CALC_TEST,
-        CALC_TEST + '\n\ndef test_env():\n    import subprocess\n\n    subprocess.run(["true"], check=True)\n',
+        CALC_TEST
+        + '\n\ndef test_env():\n    import subprocess\n\n    subprocess.run(["true"], check=True)\n',
     )
     return [spawn, *fix_and_finish()]
 
@@ -89,9 +90,7 @@ def test_a_flagged_fix_is_delivered_but_ci_is_not_started_before_review(
     assert emu.branch_sha(REPO, BRANCH) == calc.head_sha
 
 
-def test_a_clean_fix_still_gets_ci_dispatched(
-    github_emulator: GitHubEmulator, tmp_path: Path
-) -> None:
+def test_a_clean_fix_still_gets_ci_dispatched(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
     emu = github_emulator
     calc = seed(emu, tmp_path)
     with messages_process(fix_and_finish(), tmp_path) as (url, _):

@@ -22,7 +22,8 @@ from ci_guards_helpers import fix_and_finish, seed, tool_results
 from emulator import GitHubEmulator
 from fakes.messages import reply, tool_use
 
-from ci_autofix.agent.files import search
+from ci_autofix.agent.files import MAX_SEARCH_FILES, SEARCH_SECONDS, search
+from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
 
 MANY_AS = ("a" * 40 + "!\n") * 3  # `(a|aa)+$` backtracks through 2^40 ways on each line
@@ -55,6 +56,8 @@ def test_one_search_reads_a_bounded_number_of_files_and_bytes(tmp_path: Path) ->
     few_bytes = search(Sandbox(tmp_path), "needle", max_bytes=2500)
     assert "stopped after" in few_bytes and "narrow the path or glob" in few_bytes
     assert few_bytes.startswith(("2 matches", "3 matches"))
+    told = Toolbox.search.__doc__ or ""  # what the model reads about the limits is true
+    assert f"{MAX_SEARCH_FILES:,} files" in told and f"{SEARCH_SECONDS:g} seconds" in told
 
 
 def _without(run: dict[str, Any], key: str, how: str) -> None:
@@ -64,9 +67,18 @@ def _without(run: dict[str, Any], key: str, how: str) -> None:
         del run[key]
 
 
-@pytest.mark.parametrize("event", ["pull_request", "pull_request_target", "workflow_run", "push"])
-@pytest.mark.parametrize("key", ["head_repository", "repository"])
-@pytest.mark.parametrize("how", ["null", "missing"])
+UNKNOWN_ORIGINS = [
+    *(
+        ("head_repository", "null", event)
+        for event in ("pull_request", "pull_request_target", "workflow_run", "push")
+    ),
+    ("head_repository", "missing", "pull_request"),
+    ("repository", "null", "pull_request_target"),
+    ("repository", "missing", "pull_request"),
+]
+
+
+@pytest.mark.parametrize(("key", "how", "event"), UNKNOWN_ORIGINS)
 def test_a_run_whose_origin_is_unknown_is_treated_as_a_fork_before_any_request(
     github_emulator: GitHubEmulator, tmp_path: Path, event: str, key: str, how: str
 ) -> None:
