@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ci_autofix import provenance, report
-from ci_autofix.ci_trigger import trigger_ci
+from ci_autofix.ci_trigger import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
 from ci_autofix.github import GitHub, PullInfo
@@ -44,7 +44,8 @@ def deliver(
     reviewers: list[str],
     workflow_file: str,
 ) -> Delivery:
-    token = _push_token(settings)
+    start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
+    token = _push_token(settings, start_ci=start_ci)
     push = git.push(
         remote_url(settings.server_url, settings.repository),
         f"{proposal.fix_sha}:refs/heads/{record.fix_branch}",
@@ -61,7 +62,11 @@ def deliver(
         )
     try:
         provenance.vouch(gh, record, ctx.run_url)
-        ci = trigger_ci(gh, settings, workflow_file, record.fix_branch)
+        ci = (
+            trigger_ci(gh, settings, workflow_file, record.fix_branch)
+            if start_ci
+            else held_back(gh, settings, workflow_file, record.fix_branch, proposal.verdict)
+        )
         record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
         unverified = proposal.verification is None or proposal.verification.outcome != "verified"
         title = report.pr_title(diagnosis, ctx.failing_branch, proposal.commands)
@@ -91,8 +96,15 @@ def deliver(
     return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci.note)
 
 
-def _push_token(settings: Settings) -> str:
-    secret = settings.ci_token or settings.github_token
+def _push_token(settings: Settings, *, start_ci: bool) -> str:
+    """The `ci-token` when the push may start CI (a push with it does), else `GITHUB_TOKEN`."""
+    secret = (settings.ci_token if start_ci else None) or settings.github_token
+    if secret is None and settings.ci_token is not None:
+        raise UserError(
+            "The patch policy flagged this fix, so it must be pushed without starting CI, but the only "
+            "token given is the `ci-token`, and a push made with it starts CI.",
+            "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` to the action as well (the default).",
+        )
     if secret is None:
         raise UserError(
             "No token to push the suggestion branch with.",

@@ -36,8 +36,8 @@ from pathlib import Path, PurePosixPath
 
 from ci_autofix import reap, shell
 from ci_autofix.git import Git
+from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
-DEFAULT_PROTECTED = (".github/workflows/**",)
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
 # The runner's variables that commands may see; the others name its paths (workspace, temp
 # dir, event and file-command files) or its internals.
@@ -91,7 +91,7 @@ class Sandbox:
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
-        self.protected = tuple(dict.fromkeys((*DEFAULT_PROTECTED, *self.protected)))
+        self.protected = protected_globs(self.protected)
 
     # ---- paths -----------------------------------------------------------------------------------
     def relative(self, path: str | Path) -> PurePosixPath:

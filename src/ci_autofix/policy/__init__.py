@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterator, Sequence
 from unidiff.errors import UnidiffParseError
 
 from ci_autofix.policy.checks import assertions, dependencies, files, markers, risky
-from ci_autofix.policy.checks.limits import DEFAULT_PROTECTED, Limits
+from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
+from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
 __all__ = [
     "DEFAULT_PROTECTED",
@@ -43,7 +44,7 @@ def check_diff(
 ) -> Verdict:
     """Every rule of the policy applied to `diff`; an unparseable diff is blocked, not an error."""
     limits = Limits(
-        protected=tuple(dict.fromkeys((*DEFAULT_PROTECTED, *protected))),
+        protected=protected_globs(protected),
         max_changed_lines=max_changed_lines,
         max_files=max_files,
     )
