@@ -115,9 +115,7 @@ def test_no_form_of_a_secret_reaches_the_pr_the_summary_the_log_or_the_model(
         ),
     ]
     with messages_process(turns, tmp_path) as (url, record):
-        result = propose(
-            emu, tmp_path, broken, url, {"anthropic-api-key": API_KEY, "ci-token": CI_TOKEN}
-        )
+        result = propose(emu, tmp_path, broken, url, {"anthropic-api-key": API_KEY, "ci-token": CI_TOKEN})
     assert result.outputs["status"] == "proposed", result.log
     [pull] = emu.pulls(REPO)
     assert "[REDACTED]" in pull.body  # the excerpt was there, masked

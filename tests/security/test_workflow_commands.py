@@ -24,7 +24,7 @@ from workflow_commands_helpers import (
 
 COMMANDS = "\n".join(COMMAND_LINES)
 # A failing test that prints runner commands, whose name and failure message carry Markdown.
-TEST_SOURCE = f'''import pytest
+TEST_SOURCE = f"""import pytest
 
 from calc import add
 
@@ -33,7 +33,7 @@ from calc import add
 def test_add(expected):
     print({COMMANDS!r})
     assert add(2, 3) == expected, {MARKDOWN_PAYLOAD!r}
-'''
+"""
 TOOL_NAME = "view\n" + COMMANDS  # a tool name with newlines and commands in it
 SUMMARY = f"{MARKDOWN_PAYLOAD}\n{COMMANDS}\nadd() subtracts; it adds again."
 
