@@ -249,7 +249,7 @@ def _close(gh: GitHub, pull: PullInfo, record: Suggestion, ci_note: str, runner:
 
 def _comment(gh: GitHub, number: int, text: str, runner: Runner) -> None:
     try:
-        gh.comment(number, f"{COMMENT_HEADER}: {text}")
+        gh.comment(number, runner.redact(f"{COMMENT_HEADER}: {text}"))
     except UserError as exc:  # a refusal or a stale notice must not be hidden by a failed comment
         runner.warning(f"Could not comment on #{number}: {exc.cause}")
 

@@ -16,6 +16,7 @@ from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
 from ci_autofix.github import GitHub, PullInfo
 from ci_autofix.marker import Suggestion
+from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Diagnosis
 
@@ -69,17 +70,20 @@ def deliver(
         )
         record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
         unverified = proposal.verification is None or proposal.verification.outcome != "verified"
-        title = report.pr_title(diagnosis, ctx.failing_branch, proposal.commands)
+        redacted = Redactor(settings.secrets())  # the whole title and body, in one place
+        title = redacted(report.pr_title(diagnosis, ctx.failing_branch, proposal.commands))
 
-        def body(number: int | None) -> str:
-            return report.pr_body(
-                ctx,
-                diagnosis,
-                proposal,
-                record,
-                apply_workflow=settings.apply_workflow,
-                number=number,
-                ci_note=ci.note,
+        def body(number: int | None) -> Redacted:
+            return redacted(
+                report.pr_body(
+                    ctx,
+                    diagnosis,
+                    proposal,
+                    record,
+                    apply_workflow=settings.apply_workflow,
+                    number=number,
+                    ci_note=ci.note,
+                )
             )
 
         pull = gh.create_pull(

@@ -27,6 +27,7 @@ from github.GithubObject import NonCompletableGithubObject
 from github.PaginatedList import PaginatedList
 
 from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.redact import Redacted
 
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out"})
 PERMISSION_LEVELS = ("admin", "maintain", "write", "triage", "read", "none")
@@ -342,14 +343,17 @@ class GitHub:
         with _api(f"reading pull request #{number}", "pull-requests: read"):
             return _pull_info(self._json("GET", f"/pulls/{number}"))
 
-    def create_pull(self, base: str, head: str, title: str, body: str, draft: bool = False) -> PullInfo:
-        """Open a pull request; when one is already open for `head`, return that one."""
+    def create_pull(
+        self, base: str, head: str, title: Redacted, body: Redacted, draft: bool = False
+    ) -> PullInfo:
+        """Open a pull request; when one is already open for `head`, return that one. The title
+        and the body are `Redacted`: no text reaches GitHub without passing the redactor."""
         try:
             with _api(f"opening a pull request from {head} into {base}", "pull-requests: write"):
                 data = self._json(
                     "POST",
                     "/pulls",
-                    {"base": base, "head": head, "title": title, "body": body, "draft": draft},
+                    {"base": base, "head": head, "title": title.text, "body": body.text, "draft": draft},
                 )
                 return _pull_info(data)
         except GitHubError as exc:
@@ -360,9 +364,15 @@ class GitHub:
             raise
 
     def update_pull(
-        self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
+        self,
+        number: int,
+        *,
+        title: Redacted | None = None,
+        body: Redacted | None = None,
+        state: str | None = None,
     ) -> PullInfo:
-        changes = {k: v for k, v in {"title": title, "body": body, "state": state}.items() if v is not None}
+        texts = {"title": title.text if title else None, "body": body.text if body else None}
+        changes = {k: v for k, v in {**texts, "state": state}.items() if v is not None}
         with _api(f"updating pull request #{number}", "pull-requests: write"):
             return _pull_info(self._json("PATCH", f"/pulls/{number}", changes))
 
@@ -391,9 +401,9 @@ class GitHub:
         with _api(f"labelling #{number}", "issues: write"):
             self._json("POST", f"/issues/{number}/labels", {"labels": list(labels)})
 
-    def comment(self, number: int, body: str) -> CommentInfo:
+    def comment(self, number: int, body: Redacted) -> CommentInfo:
         with _api(f"commenting on #{number}", "issues: write"):
-            data = self._json("POST", f"/issues/{number}/comments", {"body": body})
+            data = self._json("POST", f"/issues/{number}/comments", {"body": body.text})
             return _comment_info(data)
 
     def comments(self, number: int) -> list[CommentInfo]:

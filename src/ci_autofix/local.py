@@ -155,7 +155,7 @@ def fix(
 
 
 def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
-    from ci_autofix.report import fence
+    from ci_autofix.markdown import fence
 
     out = sys.stdout
     print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)

@@ -257,7 +257,7 @@ def _checkout(workspace: Path, head_sha: str) -> Git:
 def _commit_message(
     diagnosis: Diagnosis, commands: list[str], run_id: int, attempt: int, head_sha: str, branch: str
 ) -> str:
-    subject = f"Fix {report.what_failed(diagnosis, commands).strip('`')} failing on {branch}"
+    subject = f"Fix {report.what_failed(diagnosis, commands).strip('`').strip()} failing on {branch}"
     return (
         f"{subject[:72]}\n\nProposed by ci-autofix for the failed run {run_id}.\n\n"
         f"Autofix-Run: {run_id}\nAutofix-Attempt: {attempt}\nAutofix-Base: {head_sha}\n"
