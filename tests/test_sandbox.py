@@ -264,7 +264,9 @@ from ci_autofix.reap import Survivors
 from ci_autofix.sandbox import Sandbox
 
 command = sys.argv[2]
-tools = Toolbox(Sandbox(Path(sys.argv[1])), allowed_commands=[command], allow_shell=False, command_timeout=30)
+root = Path(sys.argv[1])
+sandbox = Sandbox(root, user=1001, group=1001, sealed=(root / ".git",))
+tools = Toolbox(sandbox, allowed_commands=[command], allow_shell=False, command_timeout=30)
 try:
     tools.dispatch("run", {"command": command})
     outcome = "returned"
@@ -277,13 +279,10 @@ print(json.dumps({"outcome": outcome, "config": (Path(sys.argv[1]) / ".git" / "c
 @pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and util-linux's setpriv"
 )
-def test_a_process_left_that_cannot_be_killed_stops_the_run_and_the_credentials_stay_away(
-    repo: Path, tmp_path: Path
-) -> None:
-    """Fail closed: ci-autofix runs without CAP_KILL, so what the command (as the checkout's owner)
-    leaves in a session of its own cannot be killed. The agent's `run` tool does not turn that into
-    text for the model: the run stops, and `.git/config` gets its persisted credentials back only
-    once nothing of the command runs."""
+def test_a_process_the_sandbox_uid_leaves_is_killed_even_without_cap_kill(repo: Path, tmp_path: Path) -> None:
+    """ci-autofix runs without CAP_KILL, so it cannot signal what the command (as the sandbox's
+    uid) leaves in a session of its own; the sweep as that uid still kills it, before the agent's
+    `run` tool returns, and the sealed git data is open again only once nothing of it runs."""
     git(repo, "config", "--local", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {BASIC}")
     for path in [repo, *repo.rglob("*")]:
         os.lchown(path, 1001, 1001)
@@ -303,8 +302,9 @@ def test_a_process_left_that_cannot_be_killed_stops_the_run_and_the_credentials_
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         left = int((repo / "left.pid").read_text())
-        assert report["outcome"] == f"survivors [{left}]"
-        assert BASIC not in report["config"] and "extraheader" not in report["config"]
+        assert report["outcome"] == "returned"
+        assert not Path(f"/proc/{left}").exists() or "Z" in Path(f"/proc/{left}/stat").read_text().split()[2]
+        assert BASIC in report["config"]  # restored: the leftover is gone
     finally:
         if (repo / "left.pid").is_file() and (pid := (repo / "left.pid").read_text().strip()):
             with contextlib.suppress(ProcessLookupError):

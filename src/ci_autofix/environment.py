@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.evidence import Evidence
-from ci_autofix.sandbox import Sandbox
+from ci_autofix.sandbox import Sandbox, others_can_run
 
 _STAMP = ".ci-autofix-setup"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
@@ -210,15 +211,14 @@ def prepare(
 
 def interpreter(sandbox: Sandbox) -> str:
     """The Python the sandbox's user can run: ours when it can (the image's), else the first
-    `python3` on the commands' PATH that starts for it (ours may sit in a home it cannot enter)."""
-    candidates = [sys.executable]
-    for directory in sandbox.env().get("PATH", os.defpath).split(os.pathsep):
-        if directory and os.path.isabs(directory):
-            candidates.append(os.path.join(directory, "python3"))
-    for candidate in dict.fromkeys(candidates):
-        if os.path.isfile(candidate) and sandbox.run([candidate, "-c", ""], timeout=60).ok:
-            return candidate
-    return sys.executable
+    `python3` on the commands' PATH that it can (ours may sit in a home it cannot enter)."""
+    if sandbox.user is None or others_can_run(sys.executable):
+        return sys.executable
+    found = shutil.which("python3", path=sandbox.env().get("PATH", os.defpath))
+    candidates = [
+        os.path.join(d, "python3") for d in sandbox.env().get("PATH", os.defpath).split(os.pathsep) if d
+    ]
+    return next((c for c in candidates if others_can_run(c)), found or sys.executable)
 
 
 def _untracked(sandbox: Sandbox) -> set[str] | None:

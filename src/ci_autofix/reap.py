@@ -224,7 +224,7 @@ def _kill_as(uid: int, gid: int | None) -> None:
     shell = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
-            [shell, "-c", "kill -s KILL -1"],
+            [shell, "-c", "kill -9 -1"],  # not `-s KILL -1`: dash reads that -1 as an option
             cwd="/",
             env={"PATH": "/usr/bin:/bin"},
             stdin=subprocess.DEVNULL,

@@ -239,6 +239,19 @@ class Sandbox:
                 os.chmod(target, mode)
 
 
+def others_can_run(path: str | Path) -> bool:
+    """Whether a uid that owns nothing (the work area's) can execute `path`: the file and every
+    directory on the way to it (after symlinks) are open to others. Our own interpreter may sit
+    in a home only we can enter; the sandbox must then use another one."""
+    try:
+        real = Path(path).resolve(strict=True)
+        if not (real.is_file() and real.stat().st_mode & stat.S_IXOTH and real.stat().st_mode & stat.S_IROTH):
+            return False
+        return all(parent.stat().st_mode & stat.S_IXOTH for parent in real.parents)
+    except OSError:
+        return False
+
+
 def command_argv(command: str) -> list[str]:
     """Plain commands become argv directly; anything with shell syntax runs under bash -e -o pipefail."""
     if not _SHELL_SYNTAX.search(command):
