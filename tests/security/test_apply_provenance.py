@@ -13,7 +13,6 @@ suggestion, a writer (`mallory`, with her own token) attacks it, a reviewer disp
 from __future__ import annotations
 
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from emulator import BOT, GitHubEmulator, JobSpec, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
 from format_scenario import BROKEN, CLEAN, DISPATCHABLE_CI, REPO
 from runner_sim import RunnerSim, RunResult
+from sandbox_tools import sandbox_path
 
 from ci_autofix.demo import job_log
 from ci_autofix.marker import Suggestion, parse
@@ -120,7 +120,7 @@ class Loop:
 
 
 def _tools() -> dict[str, str]:
-    return {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    return {"PATH": sandbox_path()}
 
 
 @pytest.fixture
@@ -156,11 +156,9 @@ def loop(github_emulator: GitHubEmulator, tmp_path: Path) -> Loop:
     workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
     subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
     git(workspace, "checkout", "-q", "--detach", head_sha)
-    # Apply runs as on GitHub's runners (its files owned by uid 1001). Propose on today's main does
-    # not yet fix a checkout owned by another uid (issue 10, classes 1-2, other modules): it runs
-    # with the checkout owned by us, which does not change what apply is given.
+    # Both run as on GitHub's runners: the workspace and the runner's files owned by uid 1001.
     sims = (
-        RunnerSim(tmp_path / "propose").for_emulator(emu, REPO),
+        RunnerSim(tmp_path / "propose", runner_uid=1001).for_emulator(emu, REPO),
         RunnerSim(tmp_path / "apply", runner_uid=1001).for_emulator(emu, REPO),
     )
     return Loop(emu, *sims, tmp_path, source, workspace, head_sha, run.id)
