@@ -88,6 +88,7 @@ def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = Non
         {
             "calc.py": CALC_OK,
             "tests/test_calc.py": CALC_TEST,
+            "requirements.txt": "pytest==9.2.0\n",  # the default setup installs it (the image has none)
             ".github/workflows/ci.yml": CI,
             SETUP_ACTION: SETUP,
             **(files or {}),

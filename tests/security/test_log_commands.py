@@ -112,7 +112,10 @@ def seed(emu: GitHubEmulator, root: Path, form: str) -> Seeded:
     )
     source = root / "source"
     workflow = CI_YML.format(ran=ran, pytest=PYTEST)
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": test, WORKFLOW: workflow})
+    requirements = {
+        "requirements.txt": "pytest==9.2.0\n"
+    }  # the default setup installs it (the image has none)
+    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": test, WORKFLOW: workflow, **requirements})
     git(source, "checkout", "-q", "-b", BRANCH)
     head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])  # the real CI output: the real step, the test's printout, its failure
