@@ -266,3 +266,28 @@ def _string_end(line: str, start: int, close: str, escapes: bool) -> int:
                 i = end + 1
                 continue
         return end
+
+
+_COLLECTED = re.compile(
+    r"""(?x)
+    ^(?:test_.*\.py|.*_test\.py                                  # pytest's default python_files
+     |.*\.(?:test|spec)\.[cm]?[jt]sx?                            # jest, vitest, mocha
+     |.*_test\.go                                                # go test
+     |(?:Test\w*|\w*(?:Test|Tests|TestCase|IT))\.(?:java|kt|scala|groovy)  # surefire, failsafe
+    )$"""
+)
+
+
+def is_collected_test(path: str) -> bool:
+    """A file the language's test runner collects by default (pytest, jest/vitest, go test, surefire,
+    a Rust integration test directly under `tests/`); other languages: `is_test_path`.
+    """
+    pure = PurePosixPath(path)
+    language = language_of(path)
+    if language is Language.JS and "__tests__" in pure.parts[:-1]:
+        return True
+    if language is Language.RUST:
+        return len(pure.parts) >= 2 and pure.parts[-2] == "tests" or is_test_path(path)
+    if language in (Language.PYTHON, Language.JS, Language.GO, Language.JAVA):
+        return bool(_COLLECTED.match(pure.name))
+    return is_test_path(path)

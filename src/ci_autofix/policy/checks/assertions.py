@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -174,6 +176,25 @@ def _brace_function(side: list[Line], index: int) -> _Function:
     return _Function(_key(side[index]), side[index:], side[index + 1 :], False)
 
 
+_GUARD_ONE_LINE = re.compile(r"^(?:if\b.*(?::|\)|\{)\s*(?:return\b[^;]*;?|pass)\s*\}?\s*;?$)")
+_GUARD_OPEN = re.compile(r"^if\b.*(?::|\{|\))$")
+
+
+def _guard(statements: list[Line]) -> Line | None:
+    """An added `if ...: return` (or `if (...) { return; }`) as a test's first statement, with code after it."""
+    if not statements or not statements[0].added:
+        return None
+    first = statements[0].view.code.strip()
+    if _GUARD_ONE_LINE.match(first) and len(statements) > 1:
+        return statements[0]
+    if _GUARD_OPEN.match(first) and len(statements) > 2 and _neutral(statements[1]):
+        first_indent = len(statements[0].text) - len(statements[0].text.lstrip())
+        rest = [s for s in statements[2:] if len(s.text) - len(s.text.lstrip()) <= first_indent]
+        if rest and any(not _neutral(s) for s in rest):
+            return statements[0]
+    return None
+
+
 def _key(line: Line) -> str:
     return " ".join(line.view.bare.split())
 
@@ -184,6 +205,16 @@ def _emptied(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         if not any(line.added for line in func.lines) and not any(line.removed for line in hunk.lines):
             continue
         statements = _statements(func, file.language)
+        guard = _guard(statements)
+        if guard:
+            yield finding(
+                "test-emptied",
+                "A guarded early return is added at the start of this test: when its condition holds "
+                "(an environment variable, a flag, a constant) the test passes without running.",
+                file.path,
+                guard.number,
+            )
+            continue
         if (
             statements
             and _neutral(statements[0])
@@ -230,7 +261,7 @@ def _checks_a_value(line: Line, pattern: re.Pattern[str]) -> bool:
     return "◊" in shape and bool(_TABLE_ROW.match(shape))
 
 
-def _change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
+def change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
     removed: list[Line] = []
     added: list[Line] = []
     for line in [*hunk.lines, Line(" ", "", 0)]:
@@ -250,7 +281,9 @@ def _change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
 def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
     """Within one change (removed lines, then added ones), a value the old checks used is gone from the new."""
     pattern = ASSERTIONS[file.language]
-    for removed, added in _change_blocks(hunk):
+    for removed, added in change_blocks(hunk):
+        if reflowed(removed, added, file.language):
+            continue
         olds = [line for line in removed if _checks_a_value(line, pattern)]
         news = [line for line in added if _checks_a_value(line, pattern)]
         if not olds or not news:
@@ -272,6 +305,34 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
             file.path,
             where.number,
         )
+
+
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+
+
+def reflowed(removed: Sequence[Line], added: Sequence[Line], language: Language) -> bool:
+    """The same tokens in the same order, only laid out differently (a formatter's work).
+
+    Whitespace and line breaks are ignored, and so are the trailing commas formatters add; Python
+    code is compared as syntax trees, so the parentheses black and ruff add around a long
+    `assert` do not count either.
+    """
+    old = "".join("".join(li.view.bare.split()) for li in removed)
+    new = "".join("".join(li.view.bare.split()) for li in added)
+    if _TRAILING_COMMA.sub("", old) == _TRAILING_COMMA.sub("", new):
+        return True
+    if language is not Language.PYTHON:
+        return False
+    before, after = _python_tree(removed), _python_tree(added)
+    return before is not None and before == after
+
+
+def _python_tree(lines: Sequence[Line]) -> str | None:
+    source = textwrap.dedent("\n".join(li.text for li in lines))
+    try:
+        return ast.dump(ast.parse(source))
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _literals(line: Line) -> Counter[str]:
