@@ -129,7 +129,12 @@ CASES = [
         "test-file-renamed-away",
     ),
     # look-alikes
-    Case("skip-key-of-data", B, e("expect(result).toBe(5)", 'expect({ skip: 1 }["skip"]).toBe(1)'), "clean"),
+    Case(
+        "skip-key-of-data",
+        B,
+        e("    expect(result).toBe(5);\n", '    const flags = { skip: false };\n    expect(flags["skip"]).toBe(false);\n    expect(result).toBe(5);\n'),
+        "clean",
+    ),
     Case("skip-in-test-name", B, e('it("adds"', 'it("adds, and skips nothing"'), "clean"),
     Case(
         "return-promise",

@@ -43,8 +43,9 @@ _SELECT_OPTIONS = re.compile(
 )
 _SELECTION_KEYS = re.compile(
     r"""^\s*["']?(?:testpaths|python_files|python_classes|python_functions|norecursedirs|collect_ignore|"""
-    r"""testPathIgnorePatterns|modulePathIgnorePatterns|testMatch|testRegex|roots|testNamePattern|"""
-    r"""passWithNoTests|exclude|spec|ignore|grep|invert)["']?\s*[:=]"""
+    r"""exclude|spec|ignore|grep|invert)["']?\s*[:=]"""
+    r"""|\b["']?(?:testPathIgnorePatterns|modulePathIgnorePatterns|testMatch|testRegex|roots|testNamePattern|"""
+    r"""passWithNoTests)["']?\s*:"""
 )
 _PYTEST_KEYS = re.compile(
     r"""^\s*["']?(?:addopts|testpaths|python_files|python_classes|python_functions|norecursedirs|markers|"""
@@ -56,6 +57,7 @@ _NEUTER = re.compile(
     r"|\bsuccess_codes\s*=|\bignore_outcome\s*=\s*true|\bignore_errors\s*=\s*true|^\s*commands\s*=\s*-\s"
     r"|<\s*testFailureIgnore\s*>\s*true|<\s*skipTests?\s*>\s*true|\bmaven\.test\.skip\b|-DskipTests\b"
     r"|\bignoreFailures\s*=\s*true|\benabled\s*=\s*false"
+    r"|^\t[@+]*-\s*\S"  # a Makefile recipe line whose failure make ignores
 )
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.%/-]+)\s*:(?!=)")
 _TEST_TARGET = re.compile(r"(?i)^(?:\w*[-_.])?(?:test|tests|check|unit|integration|e2e|spec|ci)(?:[-_.]\w*)?$")

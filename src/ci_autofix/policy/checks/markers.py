@@ -10,7 +10,7 @@ from ci_autofix.policy import pyskips
 from ci_autofix.policy.checks.occurrences import ViewOf, bare, code, comment, new_occurrences
 from ci_autofix.policy.diff import FileDiff
 from ci_autofix.policy.model import Finding
-from ci_autofix.policy.source import Language
+from ci_autofix.policy.source import Language, View
 from ci_autofix.policy.table import finding
 
 _SKIP: dict[Language, dict[str, re.Pattern[str]]] = {
@@ -140,8 +140,16 @@ def _skips(file: FileDiff) -> Iterator[Finding]:
     hunks = file.test_hunks if file.language is Language.GO and not _uses_testing(file) else None
     for hit in new_occurrences(file, _SKIP.get(file.language, {}), code, hunks):
         yield _skip(file, hit.kind, hit.line.number)
-    for hit in new_occurrences(file, _BY_NAME.get(file.language, {}), bare, hunks):
+    for hit in new_occurrences(file, _BY_NAME.get(file.language, {}), _lookup, hunks):
         yield _skip(file, hit.kind, hit.line.number)
+
+
+_LOOKUP_IN_CODE = re.compile(r"\b(?:getattr|__getattr__|__getattribute__|Reflect\s*\.\s*get)\s*\(|\[")
+
+
+def _lookup(view: View) -> str:
+    """The line with its strings, when its code (not a string) looks a name up; else nothing."""
+    return view.bare if _LOOKUP_IN_CODE.search(view.code) else ""
 
 
 def _skip(file: FileDiff, kind: str, line: int) -> Finding:
@@ -202,9 +210,9 @@ def _js_patterns(file: FileDiff) -> list[tuple[str, dict[str, re.Pattern[str]], 
                         rf"""|\bReflect\s*\.\s*get\s*\(\s*(?:{api})\s*,\s*["'`](?:{names})["'`]"""
                     )
                 },
-                bare,
+                _lookup,
             )
         )
     computed = re.compile(rf"""{receiver}\s*\[\s*(?!["'`](?:only|skip|each|concurrent|sequential)["'`]\s*\])[^\]]""")
-    result.append(("skip-marker-added", {"a computed member of the test API": computed}, bare))
+    result.append(("skip-marker-added", {"a computed member of the test API": computed}, _lookup))
     return result

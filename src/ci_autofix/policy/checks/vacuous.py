@@ -80,7 +80,7 @@ def _hunk(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         reason = None
         if asserts and _ALWAYS_TRUE.search(code):
             reason = "is joined with `or True`, so it always holds"
-        elif asserts and _compares_itself(line):
+        elif (asserts or _GO_SELF.search(code)) and _compares_itself(line):
             reason = "compares a value with itself"
         elif _DEAD_GUARD.search(code) and _asserts_within(new_side[index + 1 : index + 6], pattern, line):
             reason = "is put under a condition that is never true"
@@ -114,9 +114,11 @@ def _asserts_within(lines: Sequence[Line], pattern: re.Pattern[str], same: Line 
 
 def _compares_itself(line: Line) -> bool:
     text = line.view.bare
-    match = _PY_SELF.match(text)
-    if match and _norm(match.group(1)) == _norm(match.group(2)):
-        return True
+    if _PY_SELF.match(text):
+        condition = _arguments(text.split("assert", 1)[1] + ")", 0)[:1]
+        sides = re.split(r"==|!=|\bis\b|<=|>=", condition[0]) if condition else []
+        if len(sides) == 2 and sides[0].strip() and _norm(sides[0]) == _norm(sides[1]):
+            return True
     for call in _SELF_CALLS.finditer(text):
         args = _arguments(text, call.end())
         if len(args) >= 2 and args[0] and _norm(args[0]) == _norm(args[1]):
