@@ -128,7 +128,7 @@ def _git(repo: Repo, *args: str) -> str:
     ],
     ids=["no-prefix", "mnemonic", "quoted", "no-prefix-quoted"],
 )
-@pytest.mark.parametrize("path", ODD_PATHS[:5] + ["a/test_a.py", "b/test_b.py"])
+@pytest.mark.parametrize("path", [*ODD_PATHS[:5], "a/test_a.py", "b/test_b.py"])
 def test_deleting_a_test_file_is_seen_in_any_prefix_or_quoting(
     repo: Repo, options: list[str], path: str
 ) -> None:

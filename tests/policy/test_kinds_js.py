@@ -132,7 +132,10 @@ CASES = [
     Case(
         "skip-key-of-data",
         B,
-        e("    expect(result).toBe(5);\n", '    const flags = { skip: false };\n    expect(flags["skip"]).toBe(false);\n    expect(result).toBe(5);\n'),
+        e(
+            "    expect(result).toBe(5);\n",
+            '    const flags = { skip: false };\n    expect(flags["skip"]).toBe(false);\n    expect(result).toBe(5);\n',
+        ),
         "clean",
     ),
     Case("skip-in-test-name", B, e('it("adds"', 'it("adds, and skips nothing"'), "clean"),

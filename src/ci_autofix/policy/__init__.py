@@ -13,7 +13,17 @@ from collections.abc import Callable, Iterator, Sequence
 from unidiff.errors import UnidiffParseError
 
 from ci_autofix.policy import contents
-from ci_autofix.policy.checks import assertions, collection, dependencies, exits, files, infra, markers, risky, vacuous
+from ci_autofix.policy.checks import (
+    assertions,
+    collection,
+    dependencies,
+    exits,
+    files,
+    infra,
+    markers,
+    risky,
+    vacuous,
+)
 from ci_autofix.policy.checks.limits import DEFAULT_PROTECTED, Limits
 from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from unidiff.errors import UnidiffParseError
@@ -52,13 +53,14 @@ class Hunk:
     lines: list[Line]
     in_tests: bool = False
 
-    @property
+    # a hunk's lines are fixed once it is parsed: these are computed once
+    @cached_property
     def added(self) -> list[Line]:
-        return [line for line in self.lines if line.added]
+        return [line for line in self.lines if line.kind == "+"]
 
-    @property
+    @cached_property
     def removed(self) -> list[Line]:
-        return [line for line in self.lines if line.removed]
+        return [line for line in self.lines if line.kind == "-"]
 
     def side(self, new: bool) -> list[Line]:
         """The lines of the new file (context and added) or of the old file (context and removed)."""

@@ -91,7 +91,14 @@ def read_header(lines: list[str]) -> Header:
             binary = True
         else:
             key, _, value = line.partition(" ")
-            for name in ("rename from", "rename to", "copy from", "copy to", "new file mode", "deleted file mode"):
+            for name in (
+                "rename from",
+                "rename to",
+                "copy from",
+                "copy to",
+                "new file mode",
+                "deleted file mode",
+            ):
                 if line.startswith(name + " "):
                     key, value = name, line[len(name) + 1 :]
                     break

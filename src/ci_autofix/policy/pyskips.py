@@ -46,15 +46,23 @@ def skips(source: str) -> list[int] | None:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] in _MODULES:
-                    names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                    names[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0]
+                    )
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in _MODULES:
             for alias in node.names:
                 names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     for _ in range(3):  # bindings of bindings: `m = pytest.mark; later = m.skip`
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 resolved = _resolve(node.value, names)
-                if resolved and (resolved in _SKIPS or resolved == _DYNAMIC or resolved.split(".")[0] in _MODULES):
+                if resolved and (
+                    resolved in _SKIPS or resolved == _DYNAMIC or resolved.split(".")[0] in _MODULES
+                ):
                     names[node.targets[0].id] = resolved
     lines: list[int] = []
     _collect(tree, names, lines)
@@ -84,7 +92,12 @@ def _resolve(node: ast.AST, names: dict[str, str]) -> str | None:
     if isinstance(node, ast.Attribute):
         base = _resolve(node.value, names)
         return None if base is None or base == _DYNAMIC else f"{base}.{node.attr}"
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and node.args
+    ):
         return _getattr(node, _resolve(node.args[0], names))
     if (
         isinstance(node, ast.Call)

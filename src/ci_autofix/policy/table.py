@@ -32,7 +32,7 @@ RULES: tuple[Rule, ...] = (
         "A skip, xfail, ignore or disabled marker is added to a test "
         "(`pytest.mark.skip/skipif/xfail`, `unittest.skip`, `it.skip`, `xit`, `describe.skip`, Go `t.Skip`, "
         "Rust `#[ignore]`, JUnit `@Disabled`/`@Ignore`/`@EnabledIf…`), also through an alias, `getattr`, "
-        "bracket notation (`it[\"skip\"]`), destructuring or a helper (`tb.SkipNow()`).",
+        'bracket notation (`it["skip"]`), destructuring or a helper (`tb.SkipNow()`).',
     ),
     Rule(
         "only-marker-added",
@@ -41,6 +41,12 @@ RULES: tuple[Rule, ...] = (
         "which silently skips every other test.",
     ),
     Rule("assertion-removed", "block", "A test file loses assertions without getting as many back."),
+    Rule(
+        "test-emptied",
+        "block",
+        "A test body is emptied, replaced by `pass`/`return`, or returns before its code runs "
+        "(also behind an `if`, such as an environment check, at its start).",
+    ),
     Rule(
         "assertion-vacuous",
         "block",
@@ -87,7 +93,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "test-command-neutered",
         "block",
-        "A test command no longer fails on failure (`|| true`, a Makefile `-` recipe, nox "
+        "A test command no longer fails on failure (a fallback to `true` or `exit 0`, a Makefile `-` recipe, nox "
         "`success_codes`, tox `ignore_outcome`, Maven `testFailureIgnore`, Gradle `ignoreFailures`).",
     ),
     Rule(
@@ -99,12 +105,6 @@ RULES: tuple[Rule, ...] = (
         "git-filter-attribute",
         "block",
         "`.gitattributes` gains a `filter=`, `diff=` or `merge=` driver, which makes git run a command.",
-    ),
-    Rule(
-        "test-emptied",
-        "block",
-        "A test body is emptied, replaced by `pass`/`return`, or returns before its code runs "
-        "(also behind an `if`, such as an environment check, at its start).",
     ),
     Rule(
         "protected-path",

@@ -282,8 +282,6 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
     """Within one change (removed lines, then added ones), a value the old checks used is gone from the new."""
     pattern = ASSERTIONS[file.language]
     for removed, added in change_blocks(hunk):
-        if reflowed(removed, added, file.language):
-            continue
         olds = [line for line in removed if _checks_a_value(line, pattern)]
         news = [line for line in added if _checks_a_value(line, pattern)]
         if not olds or not news:
@@ -291,7 +289,7 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         before = sum((_literals(line) for line in olds), Counter[str]())
         after = sum((_literals(line) for line in news), Counter[str]())
         gone = before - after
-        if not gone:
+        if not gone or reflowed(removed, added, file.language):
             continue
         fresh = after - before
         where = next((line for line in news if _literals(line) - before), news[0])
@@ -308,6 +306,7 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
 
 
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+_GROUPING = re.compile(r"[(),\\]")
 
 
 def reflowed(removed: Sequence[Line], added: Sequence[Line], language: Language) -> bool:
@@ -321,8 +320,8 @@ def reflowed(removed: Sequence[Line], added: Sequence[Line], language: Language)
     new = "".join("".join(li.view.bare.split()) for li in added)
     if _TRAILING_COMMA.sub("", old) == _TRAILING_COMMA.sub("", new):
         return True
-    if language is not Language.PYTHON:
-        return False
+    if language is not Language.PYTHON or _GROUPING.sub("", old) != _GROUPING.sub("", new):
+        return False  # more differs than parentheses and commas: not a layout change
     before, after = _python_tree(removed), _python_tree(added)
     return before is not None and before == after
 

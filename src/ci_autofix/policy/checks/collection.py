@@ -24,7 +24,9 @@ _DEFINITIONS: dict[Language, re.Pattern[str]] = {
         r"(?<![\w.$])[xf]?(?:it|test|specify)(?:\s*\.\s*\w+(?:\s*\([^)]*\))?)*\s*\(\s*[\"'`]"
         r"|(?<![\w.$])(?:it|test|specify)\s*\[[^\]]*\]\s*\(\s*[\"'`]"
     ),
-    Language.GO: re.compile(r"^\s*func\s+(?:Test|Benchmark|Fuzz|Example)\w*\s*\(\s*\w*\s*\*?\s*(?:testing\.\w+)?"),
+    Language.GO: re.compile(
+        r"^\s*func\s+(?:Test|Benchmark|Fuzz|Example)\w*\s*\(\s*\w*\s*\*?\s*(?:testing\.\w+)?"
+    ),
     Language.RUST: re.compile(r"#\s*\[\s*(?:\w+::)*(?:test|rstest|test_case|case)\b"),
     Language.JAVA: re.compile(
         r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b|\bpublic\s+void\s+test\w*\s*\("
@@ -51,7 +53,12 @@ def _definitions(files: Sequence[FileDiff]) -> Iterator[Finding]:
         pattern = _DEFINITIONS.get(file.language)
         if pattern is None or file.status == "deleted":
             continue  # a deleted test file is test-file-deleted
-        if file.status == "renamed" and file.old_path and not is_collected_test(file.path) and is_collected_test(file.old_path):
+        if (
+            file.status == "renamed"
+            and file.old_path
+            and not is_collected_test(file.path)
+            and is_collected_test(file.old_path)
+        ):
             continue  # reported as test-file-renamed-away
         removed = [li for hunk in file.test_hunks for li in hunk.removed if pattern.search(li.view.code)]
         added = [li for hunk in file.test_hunks for li in hunk.added if pattern.search(li.view.code)]

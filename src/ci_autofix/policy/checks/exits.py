@@ -20,13 +20,19 @@ _EXITS: dict[Language, dict[str, re.Pattern[str]]] = {
             r"|\bos\s*\.\s*(?:kill|abort)\s*\("
         )
     },
-    Language.JS: {"an exit": re.compile(r"\bprocess\s*\.\s*(?:exit|reallyExit|abort)\s*\(|\bprocess\s*\.\s*exitCode\s*=")},
+    Language.JS: {
+        "an exit": re.compile(
+            r"\bprocess\s*\.\s*(?:exit|reallyExit|abort)\s*\(|\bprocess\s*\.\s*exitCode\s*="
+        )
+    },
     Language.GO: {
         "an exit": re.compile(r"\b(?:os|syscall)\s*\.\s*Exit\s*\(\s*\d+\s*\)|\bruntime\s*\.\s*Goexit\s*\(")
     },
     Language.RUST: {"an exit": re.compile(r"\bprocess\s*::\s*(?:exit|abort)\s*\(")},
     Language.JAVA: {
-        "an exit": re.compile(r"\bSystem\s*\.\s*exit\s*\(|\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*(?:halt|exit)\s*\(")
+        "an exit": re.compile(
+            r"\bSystem\s*\.\s*exit\s*\(|\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*(?:halt|exit)\s*\("
+        )
     },
 }
 

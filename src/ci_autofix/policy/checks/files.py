@@ -31,7 +31,8 @@ def _test_files(file: FileDiff) -> Iterator[Finding]:
         and file.old_path
         and (is_test_path(file.old_path) or is_collected_test(file.old_path))
         and not is_test_path(file.path)
-        or file.status == "renamed"
+    ) or (
+        file.status == "renamed"
         and file.old_path
         and is_collected_test(file.old_path)
         and not is_collected_test(file.path)

@@ -60,7 +60,9 @@ _NEUTER = re.compile(
     r"|^\t[@+]*-\s*\S"  # a Makefile recipe line whose failure make ignores
 )
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.%/-]+)\s*:(?!=)")
-_TEST_TARGET = re.compile(r"(?i)^(?:\w*[-_.])?(?:test|tests|check|unit|integration|e2e|spec|ci)(?:[-_.]\w*)?$")
+_TEST_TARGET = re.compile(
+    r"(?i)^(?:\w*[-_.])?(?:test|tests|check|unit|integration|e2e|spec|ci)(?:[-_.]\w*)?$"
+)
 _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
 _TEST_SECTIONS = re.compile(r"^(?:tool\.pytest\b.*|tool:pytest|pytest|testenv\b.*|tox\b.*|tool\.tox\b.*)$")
 _JSON_TEST_KEY = re.compile(r"""^\s*"(?:test|tests|pretest|posttest|test:[\w:.-]+|ci|check)"\s*:""")
@@ -155,7 +157,11 @@ def _infra_lines(file: FileDiff, name: str) -> list[Line] | None:
     if name in ("Makefile", "GNUmakefile", "makefile") or name.endswith(".mk"):
         return _make_targets(file) or None
     if name in ("pom.xml", "build.gradle", "build.gradle.kts"):
-        hits = [li for li in changed if re.search(r"surefire|failsafe|\btest\b|testFailureIgnore|skipTests|ignoreFailures", li.text)]
+        hits = [
+            li
+            for li in changed
+            if re.search(r"surefire|failsafe|\btest\b|testFailureIgnore|skipTests|ignoreFailures", li.text)
+        ]
         return hits or None
     if is_test_path(file.path) and file.language is Language.GO:
         return [li for li in changed if _GO_BUILD.match(li.text)] or None
@@ -228,12 +234,16 @@ def _narrowed(file: FileDiff, name: str, added: list[Line], removed: list[Line])
     old_options = {opt for line in removed for opt in _options(line.text)}
     for line in added:
         text = line.text
-        if file.language is Language.GO and _GO_BUILD.match(text) or _RUST_CFG_OUT.search(line.view.code):
+        if (file.language is Language.GO and _GO_BUILD.match(text)) or _RUST_CFG_OUT.search(line.view.code):
             reason = "a build constraint now compiles this test file out of the default test run"
-        elif _SELECTION_KEYS.search(text) and not any(_same_key(text, old.text) and _superset(text, old.text) for old in removed):
+        elif _SELECTION_KEYS.search(text) and not any(
+            _same_key(text, old.text) and _superset(text, old.text) for old in removed
+        ):
             reason = "the files, names or paths the runner collects change"
         elif _options(text) - old_options:
-            reason = f"options that run fewer tests are added ({', '.join(sorted(_options(text) - old_options))})"
+            reason = (
+                f"options that run fewer tests are added ({', '.join(sorted(_options(text) - old_options))})"
+            )
         else:
             continue
         yield finding(
@@ -260,4 +270,3 @@ def _superset(new: str, old: str) -> bool:
     after = {v for m in values.finditer(new.split("=", 1)[-1]) for v in m.groups() if v}
     before = {v for m in values.finditer(old.split("=", 1)[-1]) for v in m.groups() if v}
     return before <= after
-

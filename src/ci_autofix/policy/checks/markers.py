@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy import pyskips
-from ci_autofix.policy.checks.occurrences import ViewOf, bare, code, comment, new_occurrences
+from ci_autofix.policy.checks.limits import Limits
+from ci_autofix.policy.checks.occurrences import ViewOf, code, comment, new_occurrences
 from ci_autofix.policy.diff import FileDiff
 from ci_autofix.policy.model import Finding
 from ci_autofix.policy.source import Language, View
@@ -213,6 +213,8 @@ def _js_patterns(file: FileDiff) -> list[tuple[str, dict[str, re.Pattern[str]], 
                 _lookup,
             )
         )
-    computed = re.compile(rf"""{receiver}\s*\[\s*(?!["'`](?:only|skip|each|concurrent|sequential)["'`]\s*\])[^\]]""")
+    computed = re.compile(
+        rf"""{receiver}\s*\[\s*(?!["'`](?:only|skip|each|concurrent|sequential)["'`]\s*\])[^\]]"""
+    )
     result.append(("skip-marker-added", {"a computed member of the test API": computed}, _lookup))
     return result

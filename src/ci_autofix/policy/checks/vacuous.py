@@ -41,15 +41,21 @@ _PY_SELF = re.compile(r"^\s*assert\s+(.+?)\s*(?:==|!=|\bis\b|<=|>=)\s*(.+?)\s*(?
 _RAISES: dict[Language, tuple[re.Pattern[str], re.Pattern[str]]] = {
     Language.PYTHON: (
         re.compile(r"\b(?:raises|assertRaises)\s*\(\s*(?:builtins\.)?(?:Exception|BaseException)\s*[,)]"),
-        re.compile(r"\b(?:raises|assertRaises)\s*\(\s*(?!(?:builtins\.)?(?:Exception|BaseException)\s*[,)])[\w.(]"),
+        re.compile(
+            r"\b(?:raises|assertRaises)\s*\(\s*(?!(?:builtins\.)?(?:Exception|BaseException)\s*[,)])[\w.(]"
+        ),
     ),
     Language.JS: (
-        re.compile(r"\.\s*(?:toThrow|toThrowError|rejects\s*\.\s*toThrow)\s*\(\s*\)|\bassert\s*\.\s*throws\s*\(\s*[^,]*\)"),
+        re.compile(
+            r"\.\s*(?:toThrow|toThrowError|rejects\s*\.\s*toThrow)\s*\(\s*\)|\bassert\s*\.\s*throws\s*\(\s*[^,]*\)"
+        ),
         re.compile(r"\.\s*(?:toThrow|toThrowError)\s*\(\s*[^)\s]"),
     ),
     Language.JAVA: (
         re.compile(r"\bassertThrows\s*\(\s*(?:java\.lang\.)?(?:Exception|Throwable|RuntimeException)\.class"),
-        re.compile(r"\bassertThrows\s*\(\s*(?!(?:java\.lang\.)?(?:Exception|Throwable|RuntimeException)\.class)\w"),
+        re.compile(
+            r"\bassertThrows\s*\(\s*(?!(?:java\.lang\.)?(?:Exception|Throwable|RuntimeException)\.class)\w"
+        ),
     ),
     Language.RUST: (
         re.compile(r"#\s*\[\s*should_panic\s*\]"),
@@ -137,7 +143,9 @@ def _compares_itself(line: Line) -> bool:
 
 def _arguments(text: str, start: int) -> list[str]:
     """The top-level arguments of a call whose `(` ends just before `start`."""
-    depth, current, args = 0, [], []
+    depth = 0
+    current: list[str] = []
+    args: list[str] = []
     for char in text[start:]:
         if char in "([{":
             depth += 1
@@ -167,10 +175,17 @@ def _widened(file: FileDiff, hunks: Sequence[Hunk]) -> Iterator[Finding]:
     removed = [li for hunk in hunks for li in hunk.removed]
 
     def count(lines: list[Line], pattern: re.Pattern[str]) -> int:
-        return sum(len(pattern.findall(li.view.code if file.language is not Language.RUST else li.view.bare)) for li in lines)
+        return sum(
+            len(pattern.findall(li.view.code if file.language is not Language.RUST else li.view.bare))
+            for li in lines
+        )
 
     if count(added, broad) > count(removed, broad) and count(removed, specific) > count(added, specific):
-        where = next(li for li in added if broad.search(li.view.code if file.language is not Language.RUST else li.view.bare))
+        where = next(
+            li
+            for li in added
+            if broad.search(li.view.code if file.language is not Language.RUST else li.view.bare)
+        )
         yield finding(
             "assertion-widened",
             "An expected exception is widened to any exception: the test passes whatever goes wrong.",
