@@ -207,6 +207,27 @@ CASES = [
         "blocked",
         "test-command-neutered",
     ),
+    Case(
+        "test-script-echo",
+        {"package.json": PKG},
+        {"package.json": edit(PKG, '"test": "jest"', '"test": "echo no tests yet"')},
+        "blocked",
+        "test-command-neutered",
+    ),
+    Case(
+        "make-test-echo",
+        {"Makefile": MAKE},
+        {"Makefile": edit(MAKE, "\tpytest -q\n", "\t@echo skipping the tests on CI\n")},
+        "blocked",
+        "test-command-neutered",
+    ),
+    Case(
+        "make-test-runner-spelt-differently",
+        {"Makefile": MAKE},
+        {"Makefile": edit(MAKE, "\tpytest -q\n", "\tpython -m pytest -q\n")},
+        "flagged",
+        "test-infra-changed",
+    ),
     # look-alikes
     Case(
         "addopts-verbose",

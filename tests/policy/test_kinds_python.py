@@ -239,6 +239,22 @@ CASES = [
         ),
         "clean",
     ),
+    Case(
+        "guarded-return-after-setup",
+        B,
+        e(ADD_BODY, "    result = add(2, 3)\n    if result:\n        return\n    assert result == 5\n"),
+        "blocked",
+        "test-emptied",
+    ),
+    Case(
+        "return-of-a-nested-function-after-setup",
+        B,
+        e(
+            ADD_BODY,
+            "    result = add(2, 3)\n\n    def again():\n        return result\n\n    assert again() == 5\n",
+        ),
+        "clean",
+    ),
     # ---- assertions made vacuous -------------------------------------------------------------------
     Case(
         "or-true",
