@@ -301,7 +301,20 @@ CASES = [
         "blocked",
         "assertion-widened",
     ),
+    Case(
+        "assert-tuple",
+        B,
+        e("    assert result == 5\n", '    assert (result == 5, "sum")\n'),
+        "blocked",
+        "assertion-vacuous",
+    ),
     # look-alikes
+    Case(
+        "assert-parenthesised",
+        B,
+        e("    assert result == 5\n", '    assert (result == 5), "sum"\n'),
+        "clean",
+    ),
     Case(
         "or-between-values",
         B,

@@ -195,6 +195,45 @@ def _guard(statements: list[Line]) -> Line | None:
     return None
 
 
+def _return_before_checks(func: _Function, statements: list[Line]) -> Line | None:
+    """An added `return` of the test itself (bare, or under an `if`) with assertions after it.
+
+    Python only: a `return` inside a nested function, lambda or class belongs to that, and is not counted.
+    """
+    header_indent = _indent(func.lines[0])
+    for index, line in enumerate(statements):
+        if not line.added:
+            continue
+        text = line.view.code.strip()
+        guarded = (
+            bool(_GUARD_OPEN.match(text)) and index + 1 < len(statements) and _neutral(statements[index + 1])
+        )
+        bare_return = _neutral(line) and text.startswith("return")
+        if not (bare_return or guarded or _GUARD_ONE_LINE.match(text)):
+            continue
+        owner = next(
+            (
+                s
+                for s in reversed(statements[:index])
+                if _indent(s) < _indent(line) and _OWNER.search(s.view.code)
+            ),
+            None,
+        )
+        if owner is not None and _indent(owner) > header_indent:
+            continue  # the return of a nested function or class
+        if any(_ASSERT_PY.search(s.view.code) for s in statements[index + 1 :]):
+            return line
+    return None
+
+
+_OWNER = re.compile(r"^\s*(?:async\s+)?(?:def|class)\b|\blambda\b")
+_ASSERT_PY = re.compile(r"(?:^|;)\s*assert\b|\bself\s*\.\s*assert\w*\s*\(|\bpytest\s*\.\s*raises\s*\(")
+
+
+def _indent(line: Line) -> int:
+    return len(line.text.expandtabs()) - len(line.text.expandtabs().lstrip())
+
+
 def _key(line: Line) -> str:
     return " ".join(line.view.bare.split())
 
@@ -205,7 +244,9 @@ def _emptied(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         if not any(line.added for line in func.lines) and not any(line.removed for line in hunk.lines):
             continue
         statements = _statements(func, file.language)
-        guard = _guard(statements)
+        guard = _guard(statements) or (
+            _return_before_checks(func, statements) if file.language is Language.PYTHON else None
+        )
         if guard:
             yield finding(
                 "test-emptied",

@@ -59,6 +59,12 @@ _NEUTER = re.compile(
     r"|\bignoreFailures\s*=\s*true|\benabled\s*=\s*false"
     r"|^\t[@+]*-\s*\S"  # a Makefile recipe line whose failure make ignores
 )
+_RUNNER = re.compile(
+    r"\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|ava|karma|playwright|cypress|tap|node\s+--test|"
+    r"(?:go|cargo|dotnet|swift|mix|deno|bun)\s+test|mvn|mvnw|gradle|gradlew|ctest|phpunit|rspec|rake|"
+    r"(?:npm|yarn|pnpm)\s+(?:run\s+)?test|make\s+\S*test)\b"
+)
+_COMMANDS = re.compile(r"^(?:package\.json|Makefile|GNUmakefile|makefile|.*\.mk|tox\.ini|noxfile\.py)$")
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.%/-]+)\s*:(?!=)")
 _TEST_TARGET = re.compile(
     r"(?i)^(?:\w*[-_.])?(?:test|tests|check|unit|integration|e2e|spec|ci)(?:[-_.]\w*)?$"
@@ -98,16 +104,21 @@ def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
             changed[0].number if changed else None,
         )
         added = [line for line in changed if line.added]
-        yield from _narrowed(file, name, added, [line for line in changed if line.removed])
-        for line in added:
-            if _NEUTER.search(line.text):
-                yield finding(
-                    "test-command-neutered",
-                    "A test command is changed so that a failure no longer fails the run.",
-                    file.path,
-                    line.number,
-                )
-                break
+        removed = [line for line in changed if line.removed]
+        yield from _narrowed(file, name, added, removed)
+        neutered = next((line for line in added if _NEUTER.search(line.text)), None)
+        if neutered is None and _COMMANDS.match(name) and added:
+            ran = any(_RUNNER.search(line.text) for line in removed)
+            if ran and not any(_RUNNER.search(line.text) for line in added):
+                neutered = added[0]
+        if neutered is not None:
+            yield finding(
+                "test-command-neutered",
+                "A test command is changed so that a failure no longer fails the run (or it no longer "
+                "runs a test runner at all).",
+                file.path,
+                neutered.number,
+            )
 
 
 def _implicit_code(file: FileDiff, name: str) -> Iterator[Finding]:
@@ -255,7 +266,11 @@ def _narrowed(file: FileDiff, name: str, added: list[Line], removed: list[Line])
         return
 
 
+_PYTHON_MODULE = re.compile(r"\bpython[\d.]*\s+-m\s+\S+")
+
+
 def _options(text: str) -> set[str]:
+    text = _PYTHON_MODULE.sub(" ", text)  # `python -m pytest`: that -m names a module, not a marker
     return {m.group(0).strip(" \"'[,=") for m in _SELECT_OPTIONS.finditer(text)}
 
 

@@ -88,6 +88,8 @@ def _hunk(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
             reason = "is joined with `or True`, so it always holds"
         elif (asserts or _GO_SELF.search(code)) and _compares_itself(line):
             reason = "compares a value with itself"
+        elif file.language is Language.PYTHON and _asserts_a_tuple(line):
+            reason = "asserts a non-empty tuple, which is always true"
         elif _DEAD_GUARD.search(code) and _asserts_within(new_side[index + 1 : index + 6], pattern, line):
             reason = "is put under a condition that is never true"
         elif _CAUGHT.search(code):
@@ -139,6 +141,33 @@ def _compares_itself(line: Line) -> bool:
                 return True
     go = _GO_SELF.search(text)
     return bool(go and _norm(go.group(1)) == _norm(go.group(2)))
+
+
+_PY_TUPLE = re.compile(r"^\s*assert\s*\(")
+
+
+def _asserts_a_tuple(line: Line) -> bool:
+    """`assert (x == 1, "message")`: the parenthesised part is a tuple of two or more, always true."""
+    text = line.view.bare
+    match = _PY_TUPLE.match(text)
+    if not match:
+        return False
+    end = _closing(text, match.end())
+    return end is not None and len(_arguments(text, match.end())) >= 2 and not text[end + 1 :].strip()
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the `)` that closes a `(` ending just before `start`."""
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return index
+            depth -= 1
+    return None
 
 
 def _arguments(text: str, start: int) -> list[str]:
