@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import Repo
 from kinds_helpers import Case, check_case, params
 
@@ -150,3 +152,46 @@ def test_a_renamed_file_is_a_deletion_and_an_addition(repo: Repo) -> None:
         "tests/a b/helpers.py",
         "renamed",
     )
+
+
+HEADER_PIECES = [
+    "diff --git a/x b/x",
+    'diff --git "a/x\\ty" "b/x\\ty"',
+    "diff --git a/a b/c b/a b/c",
+    "diff --git x y",
+    'diff --git "a/x',
+    "rename from ",
+    "rename to ",
+    "rename from x",
+    "copy from ",
+    "copy to y",
+    "new file mode 100644",
+    "deleted file mode 100644",
+    "old mode 100644",
+    "new mode 100755",
+    "index 0000000..e69de29",
+    "index e69de29..0000000 100644",
+    "index zz..yy",
+    "similarity index 100%",
+    "Binary files a/x and b/x differ",
+    "--- a/x",
+    "--- /dev/null",
+    '--- "a/q\\"x"',
+    "+++ b/x",
+    "+++ /dev/null",
+    "@@ -1 +1 @@",
+    "@@ -0,0 +1,2 @@",
+    "-old",
+    "+new",
+    " same",
+    "\\ No newline at end of file",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(HEADER_PIECES), min_size=1, max_size=12))
+def test_any_arrangement_of_git_header_lines_gives_a_verdict(pieces: list[str]) -> None:
+    verdict = check_diff("\n".join(pieces) + "\n")
+    assert verdict.status in ("clean", "flagged", "blocked")
+    for read in (None, lambda oid: None, lambda oid: "x = 1\n"):
+        assert check_diff("\n".join(pieces) + "\n", read_blob=read).status in ("clean", "flagged", "blocked")
