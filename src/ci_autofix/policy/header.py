@@ -109,10 +109,12 @@ def read_header(lines: list[str]) -> Header:
     old, new, prefixed = _header_names(lines[0][len(_DIFF_GIT) :])
     added = "new file mode" in fields or "copy to" in fields
     deleted = "deleted file mode" in fields
-    if "rename from" in fields or "copy from" in fields:
-        old = unquote(fields.get("rename from") or fields["copy from"])
-    if "rename to" in fields or "copy to" in fields:
-        new = unquote(fields.get("rename to") or fields["copy to"])
+    named_old = fields.get("rename from") or fields.get("copy from")
+    named_new = fields.get("rename to") or fields.get("copy to")
+    if named_old:
+        old = unquote(named_old)
+    if named_new:
+        new = unquote(named_new)
     if old is None or new is None:  # an unsplittable header: the ---/+++ lines must name the file
         old = old or _side_name(minus, prefixed)
         new = new or _side_name(plus, prefixed)
