@@ -7,9 +7,9 @@ import subprocess
 from collections.abc import Callable
 
 import pytest
+from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import Repo
 from kinds_helpers import Case, check_case, params
 
 from ci_autofix.policy import Verdict, check_diff

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+from ci_autofix.errors import UserError
+from ci_autofix.git import Git
 from ci_autofix.policy.diff import FileDiff
 
 BlobReader = Callable[[str], str | bytes | None]
@@ -35,16 +38,28 @@ def attach(files: Sequence[FileDiff], read_blob: BlobReader | None) -> None:
             file.new_text = _read(read_blob, file.new_blob)
 
 
-def git_blob_reader(run: Callable[[str], tuple[bool, str]]) -> BlobReader:
-    """A reader over `run(oid) -> (ok, output)`, e.g. `git cat-file blob <oid>` in our own repository."""
+def git_blob_reader(git: Git) -> BlobReader:
+    """`git cat-file blob <oid>` in `git`'s repository (our own git: no repository config, hooks or
+    filters run; `cat-file blob` applies no textconv or filter anyway)."""
 
     def read(oid: str) -> str | None:
         if not _OID.match(oid):
             return None
-        ok, output = run(oid)
-        return output if ok else None
+        result = git.run("cat-file", "blob", oid, check=False)
+        return result.output if result.ok else None
 
     return read
+
+
+def repo_blob_reader(repo: Path) -> BlobReader:
+    """A `git_blob_reader` for the repository at `repo`; a UserError when it is not one."""
+    git = Git(repo)
+    if not repo.is_dir() or not git.run("rev-parse", "--git-dir", check=False).ok:
+        raise UserError(
+            f"--repo {repo} is not a git repository.",
+            "Pass the checkout the diff was made in (the one `git diff --full-index` ran in), or drop --repo.",
+        )
+    return git_blob_reader(git)
 
 
 def _read(read_blob: BlobReader, oid: str) -> str | None:
