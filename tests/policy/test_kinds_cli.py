@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import Repo
 
 from ci_autofix.errors import UserError
 from ci_autofix.policy import check_diff
@@ -17,7 +17,7 @@ BEFORE = "from app import Pager\n\n\ndef test_page():\n    assert Pager().page =
 AFTER = BEFORE + "\n\ndef test_skip():\n    pager = Pager()\n    pager.skip(2)\n    assert pager.page == 2\n"
 
 
-def test_whole_files_resolve_a_look_alike_that_the_hunks_cannot(repo: Repo) -> None:
+def test_whole_files_resolve_a_look_alike_that_the_hunks_cannot(repo: Any) -> None:
     base = repo.commit({TEST: BEFORE})
     head = repo.commit({TEST: AFTER})
     diff = repo.git.diff(base, head)
@@ -25,7 +25,7 @@ def test_whole_files_resolve_a_look_alike_that_the_hunks_cannot(repo: Repo) -> N
     assert check_diff(diff, read_blob=repo_blob_reader(repo.root)).status == "clean"
 
 
-def test_whole_files_still_block_an_aliased_skip(repo: Repo) -> None:
+def test_whole_files_still_block_an_aliased_skip(repo: Any) -> None:
     base = repo.commit({TEST: BEFORE})
     aliased = "import pytest as pt\n" + BEFORE.replace("def test_page", "@pt.mark.skip\ndef test_page")
     head = repo.commit({TEST: aliased})
@@ -33,11 +33,11 @@ def test_whole_files_still_block_an_aliased_skip(repo: Repo) -> None:
     assert verdict.codes == ["skip-marker-added"]
 
 
-def test_an_unknown_blob_falls_back_to_the_hunks(repo: Repo) -> None:
+def test_an_unknown_blob_falls_back_to_the_hunks(repo: Any) -> None:
     base = repo.commit({TEST: BEFORE})
     head = repo.commit({TEST: AFTER})
     diff = repo.git.diff(base, head)
-    other = Repo(repo.root.parent / "other")
+    other = type(repo)(repo.root.parent / "other")  # the fixture's class, not a conftest import
     other.commit({"README": "x\n"})
     assert check_diff(diff, read_blob=repo_blob_reader(other.root)).codes == ["skip-marker-added"]
 
