@@ -214,7 +214,7 @@ def measure(min_cacheable: int) -> dict[str, Any]:
         text = excerpt(command)
         diagnosis = Diagnosis(
             failures=[failure],
-            commands=[command],
+            log_commands=[command],
             category=Category.TEST,
             excerpt=text,
             excerpt_tokens=estimate_tokens(text),
@@ -227,7 +227,9 @@ def measure(min_cacheable: int) -> dict[str, Any]:
                 Settings(anthropic_api_key="sk-ant-bench"), base_url=fake.url, max_retries=0, strict=True
             )
             result = run_agent(
-                AgentRequest(diagnosis=diagnosis, model=MODEL, max_turns=8), llm=llm, sandbox=sandbox
+                AgentRequest(diagnosis=diagnosis, model=MODEL, max_turns=8, failing_commands=[command]),
+                llm=llm,
+                sandbox=sandbox,
             )
             bodies = fake.bodies
             cached = [billed_of(r.response) for r in fake.message_requests]

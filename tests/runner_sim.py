@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,7 +175,12 @@ RUNNER_UID = 1001  # on GitHub's hosted runners the workspace and the runner's f
 
 class RunnerSim:
     """`runner_uid`: lay the workspace, HOME, RUNNER_TEMP and the file-command files out as that
-    uid's, as the runner does (ci-autofix itself still runs as our uid, root in CI)."""
+    uid's, as the runner does (ci-autofix itself still runs as our uid, root in CI).
+
+    With `CI_AUTOFIX_SIM_IMAGE` set (ci/container/check sets it for tests/security), every run goes
+    through that image with `ci/container/run-like-runner` instead of `python -m ci_autofix`: the
+    same inputs and variables, the runner's own mounts, and the system temp dir shared at the same
+    path, so what a test plants or looks for under it means the same inside and outside."""
 
     def __init__(
         self, tmp_path: Path, *, action_yml: Path = ACTION_YML, runner_uid: int | None = None
@@ -182,6 +188,7 @@ class RunnerSim:
         self.root = tmp_path / "runner"
         self.action_yml = action_yml
         self.runner_uid = runner_uid
+        self.image = os.environ.get("CI_AUTOFIX_SIM_IMAGE") or None
         self.repository = "acme/widgets"
         self.api_url = "https://api.github.com"
         self.server_url = "https://github.com"
@@ -313,6 +320,8 @@ class RunnerSim:
             actor=actor,
             extra_env=dict(extra_env or {}),
         )
+        if self.image:
+            return self._run_image(env, event_path, workspace, args or [], timeout, extra_env or {})
         completed = subprocess.run(
             [sys.executable, "-m", "ci_autofix", *(args or [])],
             cwd=workspace,
@@ -332,6 +341,59 @@ class RunnerSim:
             env=env,
             runner_files={name: path.read_text(encoding="utf-8") for name, path in files.items()},
         )
+
+    def _run_image(
+        self,
+        env: dict[str, str],
+        event_path: Path,
+        workspace: Path,
+        args: list[str],
+        timeout: float,
+        extra_env: dict[str, str],
+    ) -> RunResult:
+        """The same run through the image, as the runner starts a container action."""
+        assert self.image
+        result_dir = self.root / f"image-result-{uuid.uuid4()}"
+        # run-like-runner lays out HOME, the file commands and RUNNER_TEMP itself (owned by 1001)
+        own = {"HOME", "PATH", "GITHUB_WORKSPACE", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "RUNNER_TEMP"}
+        own |= {"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"}
+        passed = {k: v for k, v in env.items() if k not in own and not k.startswith("INPUT_")}
+        argv = [str(_RUN_LIKE_RUNNER), "--quiet", "--event-name", env["GITHUB_EVENT_NAME"]]
+        argv += ["--event", str(event_path), "--result-dir", str(result_dir), "--timeout", str(int(timeout))]
+        argv += ["--share", tempfile.gettempdir()]
+        for name in passed:
+            argv += ["--pass", name]
+        argv += [self.image, str(workspace), *args]
+        proc_env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "ANTHROPIC_"))
+        }
+        proc_env.update(passed)
+        proc_env.update({k: v for k, v in env.items() if k.startswith("INPUT_")})
+        completed = subprocess.run(
+            argv, env=proc_env, capture_output=True, text=True, timeout=timeout + 60, check=False
+        )
+
+        def read(name: str) -> str:
+            path = result_dir / name
+            return path.read_text(encoding="utf-8") if path.exists() else ""
+
+        return RunResult(
+            exit_code=completed.returncode,
+            stdout=completed.stdout,
+            stderr=completed.stderr,
+            outputs=parse_outputs(read("set_output")),
+            summary=read("step_summary"),
+            commands=parse_commands(completed.stdout),
+            env={**env, **{k: v for k, v in extra_env.items() if k != "PATH"}},
+            runner_files={
+                "GITHUB_ENV": read("set_env"),
+                "GITHUB_PATH": read("add_path"),
+                "GITHUB_STATE": read("save_state"),
+            },
+        )
+
+
+_RUN_LIKE_RUNNER = ACTION_YML.parent / "ci" / "container" / "run-like-runner"
 
 
 def _chown_tree(top: Path, uid: int) -> None:

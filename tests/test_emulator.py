@@ -297,6 +297,28 @@ def test_dispatch_requires_the_trigger(emu: GitHubEmulator) -> None:
     assert [d.workflow for d in emu.dispatches] == [".github/workflows/apply.yml"] * 2
 
 
+def test_commit_statuses_are_created_as_the_token_and_listed_newest_first(emu: GitHubEmulator) -> None:
+    sha = emu.branch_sha(REPO, "main")
+    assert sha is not None
+    emu.add_token("ghp_malloryToken000000000000000000000000", "mallory")
+    body = {"state": "success", "context": "ci-autofix/provenance", "description": "fix of x"}
+    made = api(emu, "POST", f"/repos/{REPO}/statuses/{sha}", body)
+    assert made.status_code == 201 and made.headers["Location"].endswith(f"/statuses/{sha}")
+    assert made.json()["creator"]["login"] == "github-actions[bot]"
+    theirs = api(
+        emu, "POST", f"/repos/{REPO}/statuses/{sha}", body, token="ghp_malloryToken000000000000000000000000"
+    )
+    assert theirs.json()["creator"]["login"] == "mallory"
+    for path in (f"/repos/{REPO}/commits/{sha}/statuses", f"/repos/{REPO}/commits/main/statuses"):
+        listed = api(emu, "GET", path).json()
+        assert [s["creator"]["login"] for s in listed] == ["mallory", "github-actions[bot]"]
+    assert [s.creator for s in emu.statuses(REPO, sha)] == ["mallory", "github-actions[bot]"]
+    assert api(emu, "POST", f"/repos/{REPO}/statuses/{'0' * 40}", body).status_code == 422
+    assert api(emu, "POST", f"/repos/{REPO}/statuses/{sha}", {"state": "great"}).status_code == 201
+    assert [v.kind for v in emu.violations] == ["request-body"]  # `great` is not a state GitHub knows
+    emu.violations.clear()
+
+
 def test_labels_accept_an_object_or_a_bare_array(emu: GitHubEmulator, tmp_path: Path) -> None:
     src = tmp_path / "src"
     git(src, "checkout", "-q", "-b", "topic")

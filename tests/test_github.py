@@ -13,6 +13,7 @@ from emulator.sample import commit, git, init_repo
 
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.github import ClientSettings, GitHub, GitHubError, has_dispatch_trigger, permission_entries
+from ci_autofix.redact import Redacted
 
 REPO = "acme/widgets"
 FAST = ClientSettings(
@@ -225,7 +226,7 @@ def test_runs_for_commit(world: World) -> None:
 # ---- pull requests ------------------------------------------------------------------------------
 def test_pull_lifecycle(world: World) -> None:
     gh = world.gh
-    created = gh.create_pull("main", "feature/login", "Fix lint", "Body text")
+    created = gh.create_pull("main", "feature/login", Redacted("Fix lint"), Redacted("Body text"))
     assert (created.number, created.state, created.head_ref, created.base_ref) == (
         1,
         "open",
@@ -234,7 +235,9 @@ def test_pull_lifecycle(world: World) -> None:
     )
     assert created.head_sha == world.feature_sha and created.author == "github-actions[bot]"
     assert created.html_url == f"{world.emu.server_url}/{REPO}/pull/1" and not created.merged
-    again = gh.create_pull("main", "feature/login", "Fix lint", "Body text")  # 422 "already exists"
+    again = gh.create_pull(
+        "main", "feature/login", Redacted("Fix lint"), Redacted("Body text")
+    )  # 422 "already exists"
     assert again.number == 1 and len(world.emu.pulls(REPO)) == 1
     assert gh.find_pull("feature/login") == gh.get_pull(1)
     assert gh.find_pull("nope") is None
@@ -242,12 +245,12 @@ def test_pull_lifecycle(world: World) -> None:
     assert gh.list_pulls("feature/login") == []
     assert [p.number for p in gh.pulls_for_commit(world.feature_sha)] == [1]
     assert gh.pulls_for_commit(world.main_sha) == []
-    updated = gh.update_pull(1, body="New body")
+    updated = gh.update_pull(1, body=Redacted("New body"))
     assert updated.body == "New body" and world.emu.pull(REPO, 1).body == "New body"
     gh.add_labels(1, ["ci-autofix", "bot"])
     gh.add_labels(1, ["ci-autofix"])
     assert gh.get_pull(1).labels == ["ci-autofix", "bot"] == world.emu.labels(REPO, 1)
-    posted = gh.comment(1, "Looks stale")
+    posted = gh.comment(1, Redacted("Looks stale"))
     assert posted.author == "github-actions[bot]" and posted.html_url.endswith(f"#issuecomment-{posted.id}")
     assert [c.body for c in gh.comments(1)] == ["Looks stale"] == world.emu.comments(REPO, 1)
     gh.close_pull(1)
@@ -264,7 +267,7 @@ def test_find_pull_only_matches_this_repository_head(world: World) -> None:
 
 def test_create_pull_with_no_commits_is_an_error(world: World) -> None:
     with pytest.raises(GitHubError) as caught:
-        world.gh.create_pull("feature/login", "main", "t", "b")
+        world.gh.create_pull("feature/login", "main", Redacted("t"), Redacted("b"))
     assert caught.value.status == 422
 
 
@@ -310,6 +313,37 @@ def test_commit_author_login(world: World) -> None:
     git(world.src, "push", "-q", str(world.emu.bare_path(REPO)), "main")
     assert world.gh.commit_author_login(other) is None
     assert world.gh.commit_author_login("0" * 40) is None
+
+
+def test_commit_statuses_carry_the_identity_of_the_token_that_made_them(world: World) -> None:
+    made = world.gh.create_status(
+        world.feature_sha,
+        context="ci-autofix/provenance",
+        state="success",
+        description="fix of x",
+        target_url="https://example.invalid/run/1",
+    )
+    assert (made.creator, made.context, made.state) == (
+        "github-actions[bot]",
+        "ci-autofix/provenance",
+        "success",
+    )
+    world.emu.add_token("ghp_malloryToken000000000000000000000000", "mallory")
+    theirs = GitHub("ghp_malloryToken000000000000000000000000", world.emu.api_url, REPO, settings=FAST)
+    theirs.create_status(world.feature_sha, context="ci-autofix/provenance", state="success", description="y")
+    listed = world.gh.statuses(world.feature_sha)
+    assert [(s.creator, s.description) for s in listed] == [
+        ("mallory", "y"),
+        ("github-actions[bot]", "fix of x"),
+    ]
+    assert listed[1].target_url == "https://example.invalid/run/1"
+    assert world.gh.statuses(world.main_sha) == []
+    assert [r.path for r in world.emu.api_requests(path_regex="statuses")] == [
+        f"/repos/{REPO}/statuses/{world.feature_sha}",
+        f"/repos/{REPO}/statuses/{world.feature_sha}",
+        f"/repos/{REPO}/statuses/{world.feature_sha}",
+        f"/repos/{REPO}/statuses/{world.main_sha}",
+    ]
 
 
 # ---- workflows --------------------------------------------------------------------------------------
@@ -359,7 +393,7 @@ def test_bad_token_names_the_input(world: World) -> None:
 def test_missing_permission_names_the_permissions_entry(world: World) -> None:
     world.emu.deny("POST", r"/pulls$", permission="pull_requests=write")
     with pytest.raises(UserError) as caught:
-        world.gh.create_pull("main", "feature/login", "t", "b")
+        world.gh.create_pull("main", "feature/login", Redacted("t"), Redacted("b"))
     assert "Resource not accessible by integration" in caught.value.cause
     assert caught.value.remedy.startswith("add `pull-requests: write` to the job's `permissions:`")
     assert_no_token(caught.value, world.emu.token)
@@ -427,7 +461,7 @@ def test_429_is_a_rate_limit(world: World) -> None:
     world.emu.rate_limit("POST", r"/comments$", kind="secondary", status=429, retry_after=600, times=None)
     world.emu.add_pull(REPO, "feature/login", "main")
     with pytest.raises(UserError) as caught:
-        world.gh.comment(1, "hello")
+        world.gh.comment(1, Redacted("hello"))
     assert "rate limit" in caught.value.cause and "600 seconds" in caught.value.remedy
 
 

@@ -51,7 +51,7 @@ def test_locate_failures_rewrites_and_drops(root: Path) -> None:
             Failure(tool="pytest", kind="test", message="boom", file=str(root / "src/pkg/a.py"), line=3),
             Failure(tool="mypy", kind="type", message="x", file="/opt/other/lib.py", line=9, column=2),
         ],
-        commands=[],
+        log_commands=[],
         category=Category.TEST,
         excerpt="",
         excerpt_tokens=0,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
+from sandbox_tools import sandbox_path
 
 from ci_autofix.demo import job_log
 from ci_autofix.marker import parse
@@ -50,7 +50,8 @@ class Broken:
 
 def seed(emu: GitHubEmulator, tmp_path: Path) -> Broken:
     source = tmp_path / "source"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST})
+    ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
+    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, ".github/workflows/ci.yml": ci})
     git(source, "checkout", "-q", "-b", BRANCH)
     head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])
@@ -83,7 +84,7 @@ def propose(emu: GitHubEmulator, tmp_path: Path, broken: Broken, messages_url: s
             inputs={"anthropic-api-key": API_KEY},
             extra_env={
                 "ANTHROPIC_BASE_URL": messages_url,
-                "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+                "PATH": sandbox_path(),  # its pytest runs as the work area's uid
             },
         )
     )

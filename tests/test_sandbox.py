@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -249,3 +253,61 @@ def test_paths_resolved_for_writing_are_remembered(repo: Path) -> None:
     with pytest.raises(SandboxViolation):
         sandbox.resolve(".github/workflows/ci.yml", write=True)
     assert sandbox.written == {"src/new.py", "notes.md"}
+
+
+SETPRIV_NO_KILL = ("setpriv", "--bounding-set", "-kill", "--inh-caps", "-kill")  # root without CAP_KILL
+LEAVE_AND_CHECK = """
+import json, os, sys
+from pathlib import Path
+from ci_autofix.agent.tools import Toolbox
+from ci_autofix.reap import Survivors
+from ci_autofix.sandbox import Sandbox
+
+command = sys.argv[2]
+root = Path(sys.argv[1])
+sandbox = Sandbox(root, user=1001, group=1001, sealed=(root / ".git",))
+tools = Toolbox(sandbox, allowed_commands=[command], allow_shell=False, command_timeout=30)
+try:
+    tools.dispatch("run", {"command": command})
+    outcome = "returned"
+except Survivors as exc:
+    outcome = f"survivors {exc.pids}"
+print(json.dumps({"outcome": outcome, "config": (Path(sys.argv[1]) / ".git" / "config").read_text()}))
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and util-linux's setpriv"
+)
+def test_a_process_the_sandbox_uid_leaves_is_killed_even_without_cap_kill(repo: Path, tmp_path: Path) -> None:
+    """ci-autofix runs without CAP_KILL, so it cannot signal what the command (as the sandbox's
+    uid) leaves in a session of its own; the sweep as that uid still kills it, before the agent's
+    `run` tool returns, and the sealed git data is open again only once nothing of it runs."""
+    git(repo, "config", "--local", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {BASIC}")
+    for path in [repo, *repo.rglob("*")]:
+        os.lchown(path, 1001, 1001)
+    leave = "bash ./leave.sh"
+    (repo / "leave.sh").write_text(
+        "( setsid bash -c 'echo $$ >left.pid; exec sleep 60' </dev/null >/dev/null 2>&1 & )\n"
+        "for _ in $(seq 100); do [ -s left.pid ] && break; sleep 0.05; done\n"
+    )
+    try:
+        done = subprocess.run(
+            [*SETPRIV_NO_KILL, sys.executable, "-c", LEAVE_AND_CHECK, str(repo), leave],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        left = int((repo / "left.pid").read_text())
+        assert report["outcome"] == "returned"
+        assert not Path(f"/proc/{left}").exists() or "Z" in Path(f"/proc/{left}/stat").read_text().split()[2]
+        assert BASIC in report["config"]  # restored: the leftover is gone
+    finally:
+        if (repo / "left.pid").is_file() and (pid := (repo / "left.pid").read_text().strip()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(pid), 0)  # it came to us, a subreaper, when the probe exited

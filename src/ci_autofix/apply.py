@@ -1,7 +1,9 @@
 """The apply flow: the approval gate's second half, run by `workflow_dispatch` after approval.
 
-number ─► suggestion PR + record ─► provenance ─► already applied? ─► open, actors, policy, CI
-       ─► side branch ─► fetch into a temporary bare repository ─► fix commit and parent
+number ─► suggestion PR (author) + record ─► provenance status on the fix commit (creator, what
+       it names) ─► the failing run (branch, commit, workflow) ─► already applied? ─► open,
+       actors, policy, CI ─► side branch ─► fetch into a temporary bare repository ─► fix commit
+       and parent ─► the patch policy on the real diff
        ─► git push --force-with-lease=refs/heads/<branch>:<recorded head> <fix>:refs/heads/<branch>
        ─► comment and close the suggestion, delete its branch, CI on the branch, outputs, summary
 
@@ -64,8 +66,16 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     gh = seen.gh = clients.github()
     pull = seen.pull = gh.get_pull(number)
     runner.stage(f"checking suggestion #{number}")
-    record = seen.record = checks.provenance(pull, settings)
+    record = seen.record = checks.suggestion(pull, settings)
     branch = record.failing_branch
+    checks.vouched(gh.statuses(record.fix_sha), record, settings)
+    failing = checks.failing_run(gh, record)
+    workflow = failing.workflow_path
+    if record.workflow and record.workflow != workflow:
+        runner.warning(
+            f"The record of #{number} names the workflow `{record.workflow[:100]}`, but the failing run "
+            f"{failing.id} is of `{workflow}`: CI is started with the failing run's."
+        )
 
     branch_head = gh.branch_sha(branch)
     if branch_head == record.fix_sha:
@@ -77,7 +87,7 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     checks.open_pull(pull)
     checks.actors(gh, settings)
     checks.policy(record)
-    ci_url = checks.ci_green(gh, record) if settings.require_ci_green else ""
+    ci_url = checks.ci_green(gh, record, workflow) if settings.require_ci_green else ""
     checks.side_branch(gh.branch_sha(record.fix_branch), record)
     if branch_head is None:
         raise checks.refuse(
@@ -91,6 +101,7 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         git = _fetch_fix(Path(tmp), url, record, read_token, settings.server_url)
         checks.side_branch(git.rev_parse(FETCHED_REF), record)  # git's view, after the API's
         checks.fix_parent(_parents(git, record.fix_sha), record)
+        checks.policy_on_diff(git.diff(record.head_sha, record.fix_sha), settings)
         try:
             push = git.push(
                 url,
@@ -111,7 +122,7 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         problems,
         runner,
         "start CI",
-        lambda: trigger_ci(gh, settings, checks.dispatchable_workflow(record.workflow), branch),
+        lambda: trigger_ci(gh, settings, checks.dispatchable_workflow(workflow), branch),
     )
     note = ci.note if ci else "CI could not be started on the branch (see the warnings)."
     closing = _after(problems, runner, f"close #{number}", lambda: _close(gh, pull, record, note, runner))
@@ -238,7 +249,7 @@ def _close(gh: GitHub, pull: PullInfo, record: Suggestion, ci_note: str, runner:
 
 def _comment(gh: GitHub, number: int, text: str, runner: Runner) -> None:
     try:
-        gh.comment(number, f"{COMMENT_HEADER}: {text}")
+        gh.comment(number, runner.redact(f"{COMMENT_HEADER}: {text}"))
     except UserError as exc:  # a refusal or a stale notice must not be hidden by a failed comment
         runner.warning(f"Could not comment on #{number}: {exc.cause}")
 

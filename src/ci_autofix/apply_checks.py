@@ -1,9 +1,11 @@
 """The checks apply makes before it pushes: each one passes or refuses with a reason.
 
 A refusal is a `Halt(REFUSED, …)` whose message says what was found and what to do; the apply
-flow posts it on the suggestion PR. Everything read from the PR (its body, branches, labels) is a
-claim made by whoever could edit it, so each check compares it with another source: the PR's
-own fields, the live branches, the fetched commit, GitHub's record of who may write.
+flow posts it on the suggestion PR. Everything read from the PR's body (the record), its labels
+and its branch name is a claim made by whoever could edit it, so each check compares it with
+what GitHub authenticates: the PR's author, the provenance status on the fix commit and who
+created it, the failing run as the API reports it, the live branches, the fetched commit and
+its real diff (re-checked by the patch policy), GitHub's record of who may write.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ci_autofix import marker
+from ci_autofix import marker, provenance
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.github import GitHub, PullInfo
+from ci_autofix.github import GitHub, GitHubError, PullInfo, RunInfo, StatusInfo
 from ci_autofix.marker import Suggestion
+from ci_autofix.policy import check_diff
 from ci_autofix.refs import branch_problem, check_branch_name, check_sha
 from ci_autofix.settings import Settings
 
@@ -41,9 +44,10 @@ def pull_number(value: object, *, what: str = "the `pull-request` input") -> int
     return int(text)
 
 
-def provenance(pull: PullInfo, settings: Settings) -> Suggestion:
-    """The PR's suggestion record, when the record, the label, the branch prefix and the PR's own
-    branches all agree that ci-autofix opened it for this failing branch."""
+def suggestion(pull: PullInfo, settings: Settings) -> Suggestion:
+    """The PR's suggestion record, when the PR's author is the identity ci-autofix proposes as
+    (`trusted-author`), and the record, the label, the branch prefix and the PR's own branches
+    all agree that it was opened for this failing branch."""
     record = marker.parse(pull.body)
     if record is None:
         raise refuse(
@@ -51,6 +55,11 @@ def provenance(pull: PullInfo, settings: Settings) -> Suggestion:
             "ci-autofix record. Only suggestion PRs opened by ci-autofix can be applied."
         )
     problems = []
+    if pull.author != settings.trusted_author:
+        problems.append(
+            f"it was opened by @{pull.author or 'an unknown account'}, not by @{settings.trusted_author}, "
+            "the identity ci-autofix proposes as (the `trusted-author` input)"
+        )
     if settings.labels and not set(settings.labels) & set(pull.labels):
         wanted = ", ".join(f"`{label}`" for label in settings.labels)
         problems.append(f"it does not carry the label {wanted}")
@@ -73,6 +82,70 @@ def provenance(pull: PullInfo, settings: Settings) -> Suggestion:
     check_sha(record.head_sha, what="recorded head commit")
     check_sha(record.fix_sha, what="fix commit")
     return record
+
+
+def vouched(statuses: list[StatusInfo], record: Suggestion, settings: Settings) -> None:
+    """The fix commit carries the provenance status created by the trusted identity, and that
+    status names the failing commit and run the record names."""
+    trusted = settings.trusted_author
+    found = provenance.vouched_by(statuses, trusted)
+    if found is None:
+        raise refuse(
+            f"The fix commit {record.fix_sha[:12]} has no `{provenance.CONTEXT}` status set by "
+            f"@{trusted}, so it is not a commit ci-autofix made (a commit changed after it was "
+            "proposed has another id, and no such status). Nothing is applied. Let ci-autofix "
+            "propose again; if the propose job runs with another token than `GITHUB_TOKEN`, set "
+            "`trusted-author` to the login that token acts as, and give it `statuses: write`."
+        )
+    if (found.head_sha, found.run_id) != (record.head_sha, record.run_id):
+        raise refuse(
+            f"The `{provenance.CONTEXT}` status of {record.fix_sha[:12]} says it fixes "
+            f"{found.head_sha[:12]} of run {found.run_id}, but the PR's record says "
+            f"{record.head_sha[:12]} of run {record.run_id}: the record was edited after the "
+            "proposal. Nothing is applied. Let ci-autofix propose again."
+        )
+
+
+def failing_run(gh: GitHub, record: Suggestion) -> RunInfo:
+    """The failing run the record names, as the API reports it: it ran on the recorded failing
+    branch and commit. Its workflow, not the record's, is the one CI is started with."""
+    try:
+        run = gh.workflow_run(record.run_id)
+    except GitHubError as exc:
+        if exc.status != 404:
+            raise
+        raise refuse(
+            f"The failing run {record.run_id} that the record names does not exist, so what the "
+            "fix was made for cannot be checked. Nothing is applied."
+        ) from None
+    if (run.head_sha, run.head_branch) != (record.head_sha, record.failing_branch):
+        raise refuse(
+            f"The failing run {run.id} ran on `{run.head_branch}` at {run.head_sha[:12]}, not on "
+            f"`{record.failing_branch}` at {record.head_sha[:12]} as the record says. Nothing is "
+            "applied. Let ci-autofix propose again."
+        )
+    return run
+
+
+def policy_on_diff(diff: str, settings: Settings) -> None:
+    """The patch policy, with this run's settings, on the real diff between the fix commit and
+    its parent: what was clean when proposed may be blocked now, or was never what was recorded."""
+    verdict = check_diff(
+        diff,
+        protected=settings.protected_paths,
+        max_changed_lines=settings.max_changed_lines,
+        max_files=settings.max_files,
+    )
+    if verdict.blocked:
+        rules = "; ".join(
+            f"`{f.code}`{f' {f.path}' if f.path else ''}: {f.message}"
+            for f in verdict.findings
+            if f.severity == "block"
+        )
+        raise refuse(
+            f"The patch policy blocks the fix commit as it is: {rules[:600]}. Nothing is applied. "
+            "Make the change yourself if you still want it."
+        )
 
 
 def open_pull(pull: PullInfo) -> None:
@@ -110,14 +183,13 @@ def policy(record: Suggestion) -> None:
         )
 
 
-def ci_green(gh: GitHub, record: Suggestion) -> str:
-    """`require-ci-green`: the newest CI run on the fix commit concluded success; its URL."""
+def ci_green(gh: GitHub, record: Suggestion, workflow: str) -> str:
+    """`require-ci-green`: the newest CI run of `workflow` (the failing run's) on the fix commit
+    concluded success; its URL."""
     if record.ci_run_id is not None:
         runs = [gh.workflow_run(record.ci_run_id)]
     else:
-        runs = gh.runs_for_commit(record.fix_sha)
-        if record.workflow:
-            runs = [r for r in runs if r.workflow_path == record.workflow]
+        runs = [r for r in gh.runs_for_commit(record.fix_sha) if r.workflow_path == workflow]
     if not runs:
         raise refuse(
             "`require-ci-green` is on, but no CI run on the fix is recorded or found. Start CI on "
@@ -125,6 +197,11 @@ def ci_green(gh: GitHub, record: Suggestion) -> str:
             "pass `ci-token`), wait for it to pass, then dispatch apply again."
         )
     run = runs[0]
+    if run.workflow_path != workflow:
+        raise refuse(
+            f"`require-ci-green` is on, but the recorded CI run {run.id} is of `{run.workflow_path}`, "
+            f"not of the failing run's workflow `{workflow}`."
+        )
     if run.head_sha != record.fix_sha:
         raise refuse(
             f"`require-ci-green` is on, but the recorded CI run {run.id} ran on "
@@ -166,7 +243,7 @@ def fix_parent(parents: Sequence[str], record: Suggestion) -> None:
 
 
 def dispatchable_workflow(workflow: str) -> str:
-    """The recorded CI workflow, when it is a plain workflow file name (else empty: not used)."""
+    """A workflow path, when it is a plain workflow file name (else empty: not used)."""
     if _WORKFLOW_FILE.fullmatch(workflow) and ".." not in workflow:
         return workflow
     return ""

@@ -4,14 +4,23 @@ With the `ci-token` input the push itself starts CI; otherwise the failing workf
 on the branch when it has a `workflow_dispatch` trigger; otherwise the note says plainly that CI
 will not run, and how to change that. Used by delivery (the suggestion branch) and by apply (the
 failing branch after the fix landed).
+
+CI runs the fix's code with the secrets the workflow gives it, so on a suggestion branch (a fix no
+human has reviewed yet) it is started only when the patch policy found nothing at all: a flagged
+fix (a network call or a process in a test, a dependency or lockfile change, a suppression, ...)
+is pushed with `GITHUB_TOKEN` (which starts no workflow) and not dispatched; the note then says
+why, and how a human starts CI after reading the diff. Apply needs no such check: it runs only
+after a reviewer approved the fix.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from ci_autofix.errors import UserError
 from ci_autofix.github import GitHub
+from ci_autofix.policy import Verdict
 from ci_autofix.settings import Settings
 
 
@@ -42,3 +51,33 @@ def trigger_ci(gh: GitHub, settings: Settings, workflow_file: str, ref: str) -> 
         f"fixes, add a `workflow_dispatch:` trigger to `{workflow_file or 'your CI workflow'}` (ci-autofix then "
         "dispatches it, with `actions: write`), or pass a GitHub App token or PAT as `ci-token`."
     )
+
+
+def may_start_unreviewed(verdict: Verdict) -> bool:
+    """Whether CI may run on a fix that no human has reviewed: only when the patch policy found nothing."""
+    return verdict.status == "clean"
+
+
+def held_back(gh: GitHub, settings: Settings, workflow_file: str, ref: str, verdict: Verdict) -> CiOnFix:
+    """The note for a fix whose CI waits for a human: why it was not started, and how to start it."""
+    codes = ", ".join(f"`{code}`" for code in verdict.codes)
+    why = (
+        f"**CI was not started on this fix**: the patch policy flagged it ({codes}), and CI runs on a fix "
+        "that no one has reviewed only when the policy found nothing, since CI would run this code with the "
+        "workflow's secrets."
+    )
+    if workflow_file and gh.workflow_dispatchable(workflow_file):
+        name = workflow_file.rsplit("/", 1)[-1]
+        how = (
+            "After reading the diff, start CI on this branch yourself (or use **Run workflow** on the "
+            "workflow's Actions page with this branch):\n\n"
+            f"```sh\ngh workflow run {shlex.quote(name)} --repo {shlex.quote(settings.repository)} "
+            f"--ref {shlex.quote(ref)}\n```"
+        )
+    else:
+        how = (
+            "After reading the diff, start CI by pushing a commit to this branch yourself (ci-autofix pushed "
+            f"it with `GITHUB_TOKEN`, which starts no workflow), or add a `workflow_dispatch:` trigger to "
+            f"`{workflow_file or 'your CI workflow'}` to start it from the Actions page."
+        )
+    return CiOnFix(f"{why} {how}")

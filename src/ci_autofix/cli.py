@@ -162,11 +162,16 @@ def run_action() -> int:
 
         settings = load_settings()
         runner.mask(settings.secrets())
+        from ci_autofix.secret_env import withdraw
+
+        withdraw([*settings.secrets(), *_raw_secret_inputs()])  # held in memory from here on
         outcome = _run_flow(settings, runner)
     except UserError as exc:
         runner.error(str(exc))
         runner.set_outputs(Outcome("error", reason="error", message=exc.cause).outputs())
-        runner.summary(f"## ci-autofix: error\n\n{exc.cause}\n\n**What to do:** {exc.remedy}\n")
+        from ci_autofix import report
+
+        runner.summary(report.error(exc.cause, exc.remedy))
         return 1
     except Exception as exc:  # a bug: say so, with what is needed to report it
         runner.error(f"ci-autofix failed unexpectedly: {exc!r}\n{traceback.format_exc()}")
@@ -204,7 +209,9 @@ def _run_flow(settings: Settings, runner: Runner) -> Outcome:
         )
     except Halt as halt:
         outcome = Outcome("halted", reason=halt.reason.value, message=halt.message, details=halt.details)
-        runner.summary(f"## ci-autofix: halted (`{halt.reason.value}`)\n\n{halt.message}\n")
+        from ci_autofix import report
+
+        runner.summary(report.halted(halt.reason.value, halt.message) + "\n")
         return outcome
 
 

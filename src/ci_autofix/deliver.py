@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ci_autofix import report
-from ci_autofix.ci_trigger import trigger_ci
+from ci_autofix import provenance, report
+from ci_autofix.ci_trigger import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
 from ci_autofix.github import GitHub, PullInfo
 from ci_autofix.marker import Suggestion
+from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Diagnosis
 
@@ -44,7 +45,8 @@ def deliver(
     reviewers: list[str],
     workflow_file: str,
 ) -> Delivery:
-    token = _push_token(settings)
+    start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
+    token = _push_token(settings, start_ci=start_ci)
     push = git.push(
         remote_url(settings.server_url, settings.repository),
         f"{proposal.fix_sha}:refs/heads/{record.fix_branch}",
@@ -60,20 +62,28 @@ def deliver(
             "delete the stray branch and re-run this job.",
         )
     try:
-        ci = trigger_ci(gh, settings, workflow_file, record.fix_branch)
+        provenance.vouch(gh, record, ctx.run_url)
+        ci = (
+            trigger_ci(gh, settings, workflow_file, record.fix_branch)
+            if start_ci
+            else held_back(gh, settings, workflow_file, record.fix_branch, proposal.verdict)
+        )
         record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
         unverified = proposal.verification is None or proposal.verification.outcome != "verified"
-        title = report.pr_title(diagnosis, ctx.failing_branch)
+        redacted = Redactor(settings.secrets())  # the whole title and body, in one place
+        title = redacted(report.pr_title(diagnosis, ctx.failing_branch, proposal.commands))
 
-        def body(number: int | None) -> str:
-            return report.pr_body(
-                ctx,
-                diagnosis,
-                proposal,
-                record,
-                apply_workflow=settings.apply_workflow,
-                number=number,
-                ci_note=ci.note,
+        def body(number: int | None) -> Redacted:
+            return redacted(
+                report.pr_body(
+                    ctx,
+                    diagnosis,
+                    proposal,
+                    record,
+                    apply_workflow=settings.apply_workflow,
+                    number=number,
+                    ci_note=ci.note,
+                )
             )
 
         pull = gh.create_pull(
@@ -90,8 +100,15 @@ def deliver(
     return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci.note)
 
 
-def _push_token(settings: Settings) -> str:
-    secret = settings.ci_token or settings.github_token
+def _push_token(settings: Settings, *, start_ci: bool) -> str:
+    """The `ci-token` when the push may start CI (a push with it does), else `GITHUB_TOKEN`."""
+    secret = (settings.ci_token if start_ci else None) or settings.github_token
+    if secret is None and settings.ci_token is not None:
+        raise UserError(
+            "The patch policy flagged this fix, so it must be pushed without starting CI, but the only "
+            "token given is the `ci-token`, and a push made with it starts CI.",
+            "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` to the action as well (the default).",
+        )
     if secret is None:
         raise UserError(
             "No token to push the suggestion branch with.",

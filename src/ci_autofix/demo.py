@@ -61,6 +61,17 @@ FILES = {
         """,
 }
 CHECKS = ("ruff format --check .", "python -m unittest -v")
+# The project's CI runs the checks: the commands `fix` re-runs come from this workflow, not the log.
+WORKFLOW = (
+    ".github/workflows/ci.yml",
+    "".join(
+        [
+            "name: CI\non: [push, pull_request]\njobs:\n  check:\n    runs-on: ubuntu-latest\n    steps:\n",
+            "      - uses: actions/checkout@v4\n",
+            *(f"      - run: {command}\n" for command in CHECKS),
+        ]
+    ),
+)
 SETUP = "python --version"
 
 
@@ -115,6 +126,8 @@ def create_project(root: Path) -> None:
         raise UserError(f"{root} is not empty.", "Pass an empty or new directory with --dir.")
     for name, text in FILES.items():
         (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    (root / WORKFLOW[0]).parent.mkdir(parents=True)
+    (root / WORKFLOW[0]).write_text(WORKFLOW[1], encoding="utf-8")
     git = Git(root)
     git.run("init", "--quiet", "--initial-branch=main")
     git.run("add", "--all")

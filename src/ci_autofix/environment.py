@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -18,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.evidence import Evidence
-from ci_autofix.git import Git
-from ci_autofix.sandbox import Sandbox
+from ci_autofix.sandbox import Sandbox, others_can_run
 
 _STAMP = ".ci-autofix-setup"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
@@ -185,13 +185,14 @@ def prepare(
         },
     )
     stamp = _stamp(root, setup_command)
-    stamp_file = env_dir / _STAMP
+    # Beside the environment, not in it: the environment belongs to the sandbox's user.
+    stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     if (bin_dir / "python").exists() and stamp_file.is_file() and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
     if not (bin_dir / "python").exists():
         # Created by the sandbox's user (the checkout's owner when we run as root), who must write there.
         sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
-        created = sandbox.run([sys.executable, "-m", "venv", str(env_dir)], timeout=timeout)
+        created = sandbox.run([interpreter(sandbox), "-m", "venv", str(env_dir)], timeout=timeout)
         if not created.ok:
             return Prepared(inner, Evidence.of(f"python -m venv {env_dir.name}", created))
     if setup_command:
@@ -208,23 +209,36 @@ def prepare(
     return Prepared(inner, setup)
 
 
-def _untracked(root: Path) -> set[str] | None:
+def interpreter(sandbox: Sandbox) -> str:
+    """The Python the sandbox's user can run: ours when it can (the image's), else the first
+    `python3` on the commands' PATH that it can (ours may sit in a home it cannot enter)."""
+    if sandbox.user is None or others_can_run(sys.executable):
+        return sys.executable
+    found = shutil.which("python3", path=sandbox.env().get("PATH", os.defpath))
+    candidates = [
+        os.path.join(d, "python3") for d in sandbox.env().get("PATH", os.defpath).split(os.pathsep) if d
+    ]
+    return next((c for c in candidates if others_can_run(c)), found or sys.executable)
+
+
+def _untracked(sandbox: Sandbox) -> set[str] | None:
     """Untracked, not ignored files: what would end up in the fix's snapshot. None outside a git checkout."""
-    if not (root / ".git").exists():
+    if sandbox.git_dir is None and not (sandbox.root / ".git").exists():
         return None
-    listed = Git(root).run("ls-files", "--others", "--exclude-standard", "-z", check=False)
+    listed = sandbox.git().run("ls-files", "--others", "--exclude-standard", "-z", check=False)
     return {p for p in listed.output.split("\0") if p} if listed.ok else None
 
 
 @contextlib.contextmanager
-def leave_no_files(root: Path) -> Iterator[None]:
+def leave_no_files(sandbox: Sandbox) -> Iterator[None]:
     """Remove the untracked files that appear meanwhile (egg-info, build/, test outputs), so that
     preparing and running commands never adds files to the fix."""
-    before = _untracked(root)
+    root = sandbox.root
+    before = _untracked(sandbox)
     try:
         yield
     finally:
-        after = _untracked(root) if before is not None else None
+        after = _untracked(sandbox) if before is not None else None
         for rel in sorted((after or set()) - (before or set()), reverse=True):
             path = root / rel
             with contextlib.suppress(OSError):

@@ -96,10 +96,17 @@ class WorkflowRunEvent(_Model):
 
     @property
     def is_fork(self) -> bool:
-        """A pull request from another repository (as actions/checkout v7 decides it)."""
-        run = self.workflow_run
-        head = run.head_repository
-        return run.event.startswith("pull_request") and head is not None and head.id != self.repository.id
+        """Whether the run's code may come from another repository; it fails closed.
+
+        A run is from this repository only when the payload says so: its `head_repository` and
+        its `repository` are both present and both are this repository. A null or missing one
+        (GitHub sends `head_repository: null` once a fork is deleted) counts as a fork, whatever the
+        run's event: `pull_request_target` and a `workflow_run` chained after a fork's run check
+        out the fork's head too.
+        """
+        head, base = self.workflow_run.head_repository, self.workflow_run.repository
+        same = head is not None and base is not None and head.id == base.id == self.repository.id
+        return not same
 
 
 def read_payload(path: Path | None) -> dict[str, Any]:
@@ -168,12 +175,21 @@ def check_guards(event: WorkflowRunEvent, settings: Settings) -> None:
             f"`{settings.branch_prefix}`); fixing it would loop.",
         )
     if event.is_fork and not settings.allow_forks:
-        head = run.head_repository.full_name if run.head_repository else "another repository"
+        head = run.head_repository
+        if head is not None and run.repository is not None and head.id != run.repository.id:
+            origin = (
+                f"The failing run's code comes from a fork ({head.full_name or f'repository {head.id}'})."
+            )
+        else:
+            origin = (
+                "The payload does not show that the failing run's code comes from this repository "
+                "(its `head_repository` or `repository` is null, missing or another one), so it is "
+                "treated as a fork."
+            )
         raise Halt(
             HaltReason.FORK,
-            f"The failing run is a pull request from a fork ({head}). Fixing it would run "
-            "untrusted code in a job that holds secrets and a write token; set `allow-forks: true` only "
-            "if you accept that.",
+            f"{origin} Fixing it would run untrusted code in a job that holds secrets and a write token; "
+            "set `allow-forks: true` only if you accept that.",
         )
     if settings.branches and not any(fnmatch.fnmatchcase(branch, g) for g in settings.branches):
         raise Halt(HaltReason.BRANCH_FILTERED, f"`{branch}` matches none of the `branches` globs.")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ci_autofix import shell
+from ci_autofix.markdown import code_span, fence, html_code
 from ci_autofix.redact import redact
 
 Outcome = Literal["verified", "unverified", "failed"]
@@ -77,11 +78,15 @@ class Verification:
         parts = [f"### Verification: {title}", _escape(self.reason)]
         rows = ["| command | before the fix | after the fix |", "|---|---|---|"]
         if self.setup is not None:
-            rows.append(f"| {inline_code(self.setup.command)} (setup) | | {self.setup.describe()} |")
+            rows.append(
+                f"| {code_span(self.setup.command, table=True)} (setup) | | {self.setup.describe()} |"
+            )
         for pair in self.evidence:
             before = pair.before.describe() if pair.before else "not run"
             label = {"failing": "", "test": " (test-command)", "lint": " (lint)"}[pair.role]
-            rows.append(f"| {inline_code(pair.command)}{label} | {before} | {pair.after.describe()} |")
+            rows.append(
+                f"| {code_span(pair.command, table=True)}{label} | {before} | {pair.after.describe()} |"
+            )
         if len(rows) > 2:
             parts.append("\n".join(rows))
         shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]
@@ -92,8 +97,8 @@ class Verification:
         for command, evidence in shown[:4]:
             if evidence.tail:
                 parts.append(
-                    f"<details><summary>Output after the fix: {inline_code(command, table=False)}</summary>\n\n"
-                    f"{_fence(evidence.tail)}\n\n</details>"
+                    f"<details><summary>Output after the fix: {html_code(command)}</summary>\n\n"
+                    f"{fence(evidence.tail, 'text')}\n\n</details>"
                 )
         return "\n\n".join(parts)
 
@@ -108,18 +113,3 @@ def _escape(text: str) -> str:
     """One paragraph; HTML tags outside code spans shown, not rendered."""
     text = " ".join(text.split())
     return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)
-
-
-def inline_code(text: str, *, table: bool = True) -> str:
-    text = " ".join(text.split())
-    if table:
-        text = text.replace("|", "\\|")
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}" if longest else f"`{text}`"
-
-
-def _fence(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
-    return f"{fence}text\n{text}\n{fence}"

@@ -1,16 +1,25 @@
 """Git, always as an argv list, never with a token in argv or in a URL.
 
-Every call disables hooks and fsmonitor (a repository's code may have written them), keeps
-paths unquoted, and never prompts. Credentials reach git for one push or fetch only, through
+Our git never reads a file that code run for the repository could have written. Every call
+runs with no system config (`GIT_CONFIG_NOSYSTEM`), a global config we wrote ourselves
+(`GIT_CONFIG_GLOBAL`, in a private directory that is also git's HOME and XDG_CONFIG_HOME), no
+system attributes, no attributes or excludes file, hooks and fsmonitor off, no pager, no
+external diff or textconv, and no credential helper; the fix's tree is taken with a git
+directory of our own (`Git(..., git_dir=...)`), never with the work tree's `.git`. Paths stay
+unquoted and git never prompts. Credentials reach git for one push or fetch only, through
 `GIT_CONFIG_*` environment variables that set an HTTP Authorization header, the way
-actions/checkout does in its config file.
+actions/checkout does in its config file. This module is the one place that builds git's
+environment.
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
+import functools
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,7 +45,37 @@ _SAFE_CONFIG = (
     "diff.noprefix=false",
     "-c",
     "diff.mnemonicPrefix=false",
+    "-c",
+    "core.attributesFile=/dev/null",
+    "-c",
+    "core.excludesFile=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.sshCommand=ssh",
+    "-c",
+    "credential.helper=",
 )
+# Our global config: only our own settings. `safe.directory` lets root use the runner-owned
+# checkout; code run for the repository can write neither it nor the private git directory.
+_GLOBAL_CONFIG = """\
+[safe]
+\tdirectory = *
+[core]
+\thooksPath = /dev/null
+\tfsmonitor = false
+\tattributesFile = /dev/null
+\texcludesFile = /dev/null
+\tpager = cat
+[credential]
+\thelper =
+[protocol "ext"]
+\tallow = never
+[gc]
+\tauto = 0
+[maintenance]
+\tauto = false
+"""
 # `diff.noprefix`/`diff.mnemonicPrefix` are pinned in _SAFE_CONFIG: after the subcommand, `-c` means --cc.
 DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
 
@@ -69,25 +108,68 @@ def auth_env(server_url: str, token: str) -> dict[str, str]:
     }
 
 
+@functools.cache
+def private_home() -> Path:
+    """A directory only we can read (0700), holding our global config; git's HOME. Removed at exit."""
+    home = Path(tempfile.mkdtemp(prefix="ci-autofix-git-home-"))
+    atexit.register(shutil.rmtree, home, True)
+    (home / ".config").mkdir()
+    (home / "gitconfig").write_text(_GLOBAL_CONFIG, encoding="utf-8")
+    return home
+
+
+def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of every git we run: ours, minus `GIT_*`, with only our own configuration."""
+    home = private_home()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "",
+            "SSH_ASKPASS": "",
+            "LC_ALL": "C",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
+            "GIT_ATTR_NOSYSTEM": "1",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+        }
+    )
+    for name in ("EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE"):
+        env.pop(name, None)
+    if extra:
+        env.update(extra)
+    return env
+
+
 class Git:
-    def __init__(self, repo: Path, *, timeout: float = 300) -> None:
+    """Git on `repo` (its own `.git`), or with `git_dir` (a git directory of ours) on `work_tree`."""
+
+    def __init__(
+        self, repo: Path, *, timeout: float = 300, git_dir: Path | None = None, work_tree: Path | None = None
+    ) -> None:
         self.repo = repo
         self.timeout = timeout
+        self.git_dir = git_dir
+        self.work_tree = work_tree
 
     def _env(self, extra: Mapping[str, str] | None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "LC_ALL": "C"})
-        if extra:
-            env.update(extra)
-        return env
+        return git_env(extra)
 
     def run(
         self, *args: str, env: Mapping[str, str] | None = None, check: bool = True, stdin: bytes | None = None
     ) -> shell.Completed:
-        argv = ("git", *_SAFE_CONFIG, *args)
+        location = []
+        if self.git_dir is not None:
+            location.append(f"--git-dir={self.git_dir}")
+        if self.work_tree is not None:
+            location.append(f"--work-tree={self.work_tree}")
+        argv = ("git", *location, *_SAFE_CONFIG, *args)
         result = shell.run(
             argv,
-            cwd=self.repo,
+            cwd=self.work_tree or self.repo,
             env=self._env(env),
             timeout=self.timeout,
             max_output=64 * 1024 * 1024,
@@ -141,7 +223,8 @@ class Git:
             index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.run("read-tree", base, env=index_env)
             self.run("add", "--update", "--", ".", env=index_env)
-            present = [p for p in sorted(set(new_files)) if (self.repo / p).is_file()]
+            root = self.work_tree or self.repo
+            present = [p for p in sorted(set(new_files)) if (root / p).is_file()]
             if present:
                 self.run("add", "--", *present, env={**index_env, "GIT_LITERAL_PATHSPECS": "1"})
             return self.out("write-tree", env=index_env)

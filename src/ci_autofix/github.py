@@ -21,11 +21,13 @@ from urllib.parse import quote
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededException
+from github.CommitStatus import CommitStatus
 from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.GithubObject import NonCompletableGithubObject
 from github.PaginatedList import PaginatedList
 
 from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.redact import Redacted
 
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out"})
 PERMISSION_LEVELS = ("admin", "maintain", "write", "triage", "read", "none")
@@ -110,6 +112,18 @@ class CommentInfo:
     author: str | None
     body: str
     html_url: str
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    """A commit status. `creator` is the login GitHub records for the token that created it:
+    nobody can create a status in another account's name."""
+
+    context: str
+    state: str
+    description: str
+    target_url: str
+    creator: str | None
 
 
 @dataclass(frozen=True)
@@ -329,14 +343,17 @@ class GitHub:
         with _api(f"reading pull request #{number}", "pull-requests: read"):
             return _pull_info(self._json("GET", f"/pulls/{number}"))
 
-    def create_pull(self, base: str, head: str, title: str, body: str, draft: bool = False) -> PullInfo:
-        """Open a pull request; when one is already open for `head`, return that one."""
+    def create_pull(
+        self, base: str, head: str, title: Redacted, body: Redacted, draft: bool = False
+    ) -> PullInfo:
+        """Open a pull request; when one is already open for `head`, return that one. The title
+        and the body are `Redacted`: no text reaches GitHub without passing the redactor."""
         try:
             with _api(f"opening a pull request from {head} into {base}", "pull-requests: write"):
                 data = self._json(
                     "POST",
                     "/pulls",
-                    {"base": base, "head": head, "title": title, "body": body, "draft": draft},
+                    {"base": base, "head": head, "title": title.text, "body": body.text, "draft": draft},
                 )
                 return _pull_info(data)
         except GitHubError as exc:
@@ -347,9 +364,15 @@ class GitHub:
             raise
 
     def update_pull(
-        self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
+        self,
+        number: int,
+        *,
+        title: Redacted | None = None,
+        body: Redacted | None = None,
+        state: str | None = None,
     ) -> PullInfo:
-        changes = {k: v for k, v in {"title": title, "body": body, "state": state}.items() if v is not None}
+        texts = {"title": title.text if title else None, "body": body.text if body else None}
+        changes = {k: v for k, v in {**texts, "state": state}.items() if v is not None}
         with _api(f"updating pull request #{number}", "pull-requests: write"):
             return _pull_info(self._json("PATCH", f"/pulls/{number}", changes))
 
@@ -378,9 +401,9 @@ class GitHub:
         with _api(f"labelling #{number}", "issues: write"):
             self._json("POST", f"/issues/{number}/labels", {"labels": list(labels)})
 
-    def comment(self, number: int, body: str) -> CommentInfo:
+    def comment(self, number: int, body: Redacted) -> CommentInfo:
         with _api(f"commenting on #{number}", "issues: write"):
-            data = self._json("POST", f"/issues/{number}/comments", {"body": body})
+            data = self._json("POST", f"/issues/{number}/comments", {"body": body.text})
             return _comment_info(data)
 
     def comments(self, number: int) -> list[CommentInfo]:
@@ -438,6 +461,26 @@ class GitHub:
             raise
         author = data.get("author") or {}
         return str(author["login"]) if author.get("login") else None
+
+    def create_status(
+        self, sha: str, *, context: str, state: str, description: str, target_url: str = ""
+    ) -> StatusInfo:
+        """Set a commit status on `sha`, created by the identity this client's token acts as."""
+        commit = self._gh.get_repo(self.repository).get_commit(sha)
+        with _api(f"setting the status `{context}` on {sha[:12]}", "statuses: write"):
+            if target_url:
+                created = commit.create_status(
+                    state, target_url=target_url, description=description, context=context
+                )
+            else:
+                created = commit.create_status(state, description=description, context=context)
+            return _status_info(created)
+
+    def statuses(self, sha: str) -> list[StatusInfo]:
+        """Every commit status of `sha`, newest first (as GitHub lists them)."""
+        commit = self._gh.get_repo(self.repository).get_commit(sha)
+        with _api(f"reading the statuses of {sha[:12]}", "statuses: read"):
+            return [_status_info(status) for status in commit.get_statuses()]
 
     def default_branch(self) -> str:
         if self._default_branch is None:
@@ -548,6 +591,17 @@ def _pull_info(raw: Mapping[str, Any]) -> PullInfo:
         author=(raw.get("user") or {}).get("login"),
         labels=[str(label["name"]) for label in raw.get("labels") or []],
         draft=bool(raw.get("draft")),
+    )
+
+
+def _status_info(status: CommitStatus) -> StatusInfo:
+    creator = status.creator
+    return StatusInfo(
+        context=str(status.context or ""),
+        state=str(status.state or ""),
+        description=str(status.description or ""),
+        target_url=str(status.target_url or ""),
+        creator=str(creator.login) if creator is not None and creator.login else None,
     )
 
 

@@ -1,9 +1,12 @@
 """The fix ladder, shared by every flow: fixers, then the agent, then verification and policy.
 
 Flows differ only in where the log comes from and where the proposal goes; this is the one
-piece of code that turns a `Diagnosis` and a checkout into a `Proposal` (a commit whose
-parent is the failing commit, with its evidence) or a typed halt. It never moves a branch,
-HEAD or the index: the fix is written as a commit object that the caller delivers.
+piece of code that turns a `Diagnosis` and a work area (a copy of the failing commit, see
+`workarea`) into a `Proposal` (a commit whose parent is the failing commit, with its evidence)
+or a typed halt. Every command runs in the copy, as the work area's sandbox user; the fix's
+tree and commit are made with the work area's private git directory, never with a `.git`
+that code run for the repository could have written. The fix is a commit object there, that
+the caller delivers.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
 from ci_autofix.verify import reproduce, verify
+from ci_autofix.workarea import Workarea
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a
 # fixer changed something, the agent is not needed.
@@ -41,6 +45,7 @@ class Proposal:
     verdict: Verdict
     agent: AgentResult | None = None
     notes: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)  # the failing commands re-run (trusted)
 
     @property
     def cost_usd(self) -> float | None:
@@ -49,7 +54,7 @@ class Proposal:
 
 @dataclass
 class LadderInput:
-    root: Path
+    area: Workarea
     head_sha: str
     diagnosis: Diagnosis
     settings: Settings
@@ -58,25 +63,41 @@ class LadderInput:
     llm_factory: Callable[[], Any]
     context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
     task: str = ""  # our own words about the task, for flows other than a plain CI failure
+    # The failed steps' commands, from the workflow definition (`ci_autofix.workflows`): the only
+    # failing commands run, allowed to the agent or shown to it as ours. Never the log's text.
+    commands: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
+    notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     settings = job.settings
-    sandbox = Sandbox(job.root, protected=settings.protected_paths, timeout=settings.command_timeout)
-    git = Git(job.root)
-    commands = job.diagnosis.commands
-    notes: list[str] = []
+    sandbox = job.area.sandbox(protected=settings.protected_paths, timeout=settings.command_timeout)
+    git = job.area.git
+    commands = job.commands
+    notes: list[str] = list(job.notes)
     partial = ""
+    # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
+    plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
 
     runner.stage("reproducing the failure")
+    for note in job.notes:
+        runner.info(f"  {note}")
     before = (
-        reproduce(sandbox, commands, timeout=settings.command_timeout, setup_command=settings.setup_command)
+        reproduce(
+            sandbox,
+            commands,
+            timeout=settings.command_timeout,
+            setup_command=settings.setup_command,
+            env_dir=job.area.env_dir,
+        )
         if commands
         else []
     )
+    for evidence in before:
+        runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
 
     runner.stage("deterministic fixers")
-    plan = plan_fixers(job.root, job.diagnosis, settings.fixers)
     fixer_runs = run_fixers(sandbox, plan, tools_dir=job.tools_dir, timeout=settings.command_timeout)
     for run in fixer_runs:
         runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
@@ -128,7 +149,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             details={"verification": verification.reason},
         )
     if settings.require_verified and (verification is None or verification.outcome != "verified"):
-        reason = verification.reason if verification else "no failing command to re-run was found in the log"
+        reason = verification.reason if verification else "no command of the failed step can be re-run here"
         raise Halt(
             HaltReason.UNVERIFIED_FIX,
             f"The fix could not be verified here ({reason}) and `require-verified` is on.",
@@ -143,6 +164,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         verdict=verdict,
         agent=agent_result,
         notes=notes,
+        commands=list(commands),
     )
 
 
@@ -182,17 +204,20 @@ def _agent_rungs(
 
 
 def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
-    return AgentRequest.from_settings(job.settings, job.diagnosis, context=context, task=job.task)
+    return AgentRequest.from_settings(
+        job.settings, job.diagnosis, context=context, task=job.task, failing_commands=job.commands
+    )
 
 
 def _verify(sandbox: Sandbox, job: LadderInput, git: Git, before: list[Any]) -> Verification | None:
-    commands = job.diagnosis.commands
+    commands = job.commands
     if not commands and not job.settings.test_command:
         return None
     files = git.changed_paths(job.head_sha, git.snapshot_tree(job.head_sha, sandbox.written))
     return verify(
         sandbox,
         commands,
+        env_dir=job.area.env_dir,
         setup_command=job.settings.setup_command,
         test_command=job.settings.test_command,
         changed_files=files,

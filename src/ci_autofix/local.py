@@ -1,7 +1,9 @@
 """`ci-autofix fix`: the propose stages on a local checkout and a failed CI log.
 
-The stages run in a temporary worktree at HEAD, so your working tree and index are left
-exactly as they were; the fix becomes a commit on a new local side branch.
+The stages run in a temporary copy of HEAD outside the repository (see `workarea`), so your
+working tree, index and `.git` are left exactly as they were; the fix becomes a commit on a new
+local side branch. Commands for the repository run as you (as a dedicated uid when run as
+root), with a scrubbed environment and a throw-away HOME.
 
     gh run view <id> --log-failed | ci-autofix fix -
 """
@@ -10,10 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(**settings_overrides(args))
     runner = Runner(in_actions=False, stream=sys.stderr)
     runner.mask(settings.secrets())
+    from ci_autofix.secret_env import withdraw
+
+    withdraw(settings.secrets())  # held in memory from here on
     log = read_log(args.log)
     try:
         proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
@@ -82,6 +84,8 @@ def fix(
     from ci_autofix.ladder import LadderInput, run_ladder
     from ci_autofix.locate import locate_failures
     from ci_autofix.triage import diagnose
+    from ci_autofix.workarea import workarea
+    from ci_autofix.workflows import claimed_commands
 
     git = Git(repo)
     try:
@@ -103,8 +107,13 @@ def fix(
     locate_failures(diagnosis, repo)
     runner.info(
         f"  {len(diagnosis.failures)} failure(s), category {diagnosis.category.value}; "
-        f"failing command(s): {', '.join(c.splitlines()[0] for c in diagnosis.commands) or 'none found'}"
+        f"the log names as failing: {', '.join(c.splitlines()[0] for c in diagnosis.log_commands) or 'no command'}"
     )
+    # A command named only by the log is never run: it must be a workflow step's `run:` (or be
+    # given with --test-command, which verification runs anyway).
+    commands = claimed_commands(git, head, diagnosis.log_commands)
+    for note in commands.notes:
+        runner.info(f"  {note}")
     if diagnosis.is_infra:
         raise Halt(
             HaltReason.INFRA,
@@ -115,37 +124,38 @@ def fix(
         f"Fix CI failure ({diagnosis.category.value})\n\nProposed by ci-autofix from a local log.\n\n"
         f"Autofix-Base: {head}\n"
     )
-    with _worktree(git, head) as tree, tempfile.TemporaryDirectory(prefix="ci-autofix-tools-") as tools:
+    with workarea(repo, head) as area:
         proposal = run_ladder(
             LadderInput(
-                root=tree,
+                area=area,
                 head_sha=head,
                 diagnosis=diagnosis,
                 settings=settings,
                 commit_message=message,
-                tools_dir=Path(tools),
+                tools_dir=area.tools_dir,
                 llm_factory=build_clients(settings).llm,
+                commands=commands.lines,
+                actions=commands.actions,
+                notes=commands.notes,
             ),
             runner,
         )
-    git.run("branch", "--no-track", "--", name, proposal.fix_sha)
+        # The fix's objects are in the work area's git directory: the new branch is fetched from there.
+        ref = area.fix_ref(proposal.fix_sha)
+        git.run(
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--",
+            str(area.git_dir),
+            f"{ref}:refs/heads/{name}",
+        )
     return proposal, name
 
 
-@contextmanager
-def _worktree(git: Git, head: str) -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="ci-autofix-worktree-") as tmp:
-        path = Path(tmp) / "checkout"
-        git.run("worktree", "add", "--detach", "--", str(path), head)
-        try:
-            yield path
-        finally:
-            git.run("worktree", "remove", "--force", "--", str(path), check=False)
-            git.run("worktree", "prune", check=False)
-
-
 def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
-    from ci_autofix.report import fence
+    from ci_autofix.markdown import fence
 
     out = sys.stdout
     print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)

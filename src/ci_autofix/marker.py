@@ -1,8 +1,13 @@
 """The suggestion record: a hidden, machine-readable marker in the suggestion PR's body.
 
 Nothing is kept between runs except in GitHub itself. The propose flow writes this record;
-the apply flow and re-runs read it back. The PR body is editable by anyone with write access,
-so a reader treats the record as a claim to check against git (the branch head, the parent).
+the apply flow and re-runs read it back. The PR body is editable by anyone with write access and
+quotes untrusted text (log excerpts, the agent's words), so the record is a cache, never the
+authority: a reader checks every field that matters against what GitHub authenticates.
+
+Only a record on a line of its own outside any code fence counts (text quoted in a fence or a code
+span can carry a fake one), and of several the last one counts: propose writes the record as the
+body's last line, after everything quoted.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ci_autofix.refs import branch_problem, is_sha
 
-_MARKER = re.compile(r"<!--\s*ci-autofix:suggestion\s+(\{.*?\})\s*-->", re.S)
+_MARKER = re.compile(r" {0,3}<!--\s*ci-autofix:suggestion\s+(\{.*\})\s*-->\s*")
+_FENCE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|\Z)")
 
 
 class Suggestion(BaseModel):
@@ -55,10 +62,13 @@ class Suggestion(BaseModel):
 
 
 def parse(body: str | None) -> Suggestion | None:
-    """The record in a PR body, or None when there is none or it does not validate."""
-    if not body:
+    """The record in a PR body (the last one outside code fences), or None when there is none or
+    it does not validate."""
+    spans = _records(body or "")
+    if not spans:
         return None
-    match = _MARKER.search(body)
+    start, end = spans[-1]
+    match = _MARKER.fullmatch(body or "", start, end)
     if match is None:
         return None
     try:
@@ -69,6 +79,45 @@ def parse(body: str | None) -> Suggestion | None:
 
 def replace(body: str, suggestion: Suggestion) -> str:
     """`body` with its record replaced by (or, without one, extended with) `suggestion`."""
-    if _MARKER.search(body):
-        return _MARKER.sub(lambda _: suggestion.render(), body, count=1)
+    spans = _records(body)
+    if spans:
+        start, end = spans[-1]
+        return body[:start] + suggestion.render() + body[end:]
     return f"{body.rstrip()}\n\n{suggestion.render()}\n"
+
+
+def _records(body: str) -> list[tuple[int, int]]:
+    """(start, end) of every line that is a record marker outside fenced code blocks, following
+    CommonMark: a fence of 3+ backticks or tildes opens a block that only a fence of the same
+    character, at least as long, with nothing after it closes; an unclosed block runs to the end."""
+    spans: list[tuple[int, int]] = []
+    fence = ""
+    pos = 0
+    while True:
+        line = _LINE.match(body, pos)
+        if line is None:  # pragma: no cover - the pattern matches at every position
+            break
+        text, start, end = line.group(1), line.start(1), line.end(1)
+        opening = _FENCE.fullmatch(text)
+        if fence:
+            if _closes(opening, fence):
+                fence = ""
+        elif opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
+            fence = opening["fence"]
+        elif _MARKER.fullmatch(text):
+            spans.append((start, end))
+        if not line.group(2):
+            break
+        pos = line.end()
+    return spans
+
+
+def _closes(line: re.Match[str] | None, fence: str) -> bool:
+    """Whether a fence line closes the block `fence` opened: same character, at least as long,
+    nothing after it."""
+    return (
+        line is not None
+        and line["fence"][0] == fence[0]
+        and len(line["fence"]) >= len(fence)
+        and not line["info"].strip()
+    )

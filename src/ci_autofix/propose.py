@@ -5,7 +5,6 @@ event ─► guards ─► existing? ─► attempt ─► failed jobs' logs ─
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +14,7 @@ from ci_autofix.clients import Clients
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
 from ci_autofix.git import Git, GitError
-from ci_autofix.github import GitHub
+from ci_autofix.github import GitHub, JobInfo
 from ci_autofix.ledger import find_existing, next_attempt, side_branch
 from ci_autofix.locate import locate_failures
 from ci_autofix.marker import Suggestion
@@ -24,6 +23,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.model import Diagnosis, Failure
+from ci_autofix.workflows import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
     from ci_autofix.ladder import Proposal
@@ -77,30 +77,58 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     )
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
-    from ci_autofix.deliver import deliver, reviewers_for
     from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.workarea import workarea
 
     runner.stage("downloading the failed jobs' logs")
-    diagnosis = seen.diagnosis = _triage(gh, event, settings)
+    diagnosis, jobs = _triage(gh, event, settings)
+    seen.diagnosis = diagnosis
+    commands = _workflow_commands(git, event, jobs)
     locate_failures(diagnosis, git.repo)
     runner.annotate(diagnosis.failures)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
 
-    with tempfile.TemporaryDirectory(prefix="ci-autofix-tools-") as tools:
+    # Everything run for the repository runs in a copy owned by a uid of its own; the fix is
+    # made and pushed from our private git directory there. All of it is gone afterwards.
+    with workarea(git.repo, run.head_sha) as area:
         proposal = run_ladder(
             LadderInput(
-                root=git.repo,
+                area=area,
                 head_sha=run.head_sha,
                 diagnosis=diagnosis,
                 settings=settings,
-                commit_message=_commit_message(diagnosis, run.id, attempt, run.head_sha, branch),
-                tools_dir=settings.runner_temp / "ci-autofix-tools" if settings.runner_temp else Path(tools),
+                commit_message=_commit_message(
+                    diagnosis, commands.lines, run.id, attempt, run.head_sha, branch
+                ),
+                tools_dir=area.tools_dir,
                 llm_factory=clients.llm,
+                commands=commands.lines,
+                actions=commands.actions,
+                notes=commands.notes,
             ),
             runner,
         )
+        outcome = _deliver(gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt)
+    runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
+    return outcome
 
+
+def _deliver(
+    gh: GitHub,
+    git: Git,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    diagnosis: Diagnosis,
+    proposal: Proposal,
+    fix_branch: str,
+    attempt: int,
+) -> Outcome:
+    from ci_autofix.deliver import deliver, reviewers_for
+
+    run = event.run
+    branch = run.head_branch or ""
     runner.stage("delivering the suggestion")
     ctx = report.RunContext(
         repository=settings.repository,
@@ -139,11 +167,10 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
         cost_usd=proposal.cost_usd,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
-    runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
     return outcome
 
 
-def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> Diagnosis:
+def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
     run = event.run
     jobs = gh.failed_jobs(run.id, run.run_attempt)
     if not jobs:
@@ -174,7 +201,25 @@ def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> Diagnosi
                     )
                 )
                 located.add((note.path, note.start_line))
-    return diagnosis
+    return diagnosis, jobs
+
+
+def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -> WorkflowCommands:
+    """The failed steps (named by the API) and their commands, from the workflow file the run
+    executed as it was at the failing commit. The log's own claims are never used here."""
+    failed: list[FailedStep] = []
+    notes: list[str] = []
+    for job in jobs:
+        if not job.failed_steps:
+            notes.append(
+                f"GitHub names no failed step in job `{job.name}`, so none of its commands is re-run."
+            )
+        for step in job.failed_steps:
+            earlier = sum(1 for s in job.steps if s.name == step.name and s.number < step.number)
+            failed.append(FailedStep(job.name, step.name, earlier))
+    found = failed_step_commands(git, event.run.head_sha, event.run.workflow_file, failed)
+    found.notes[:0] = notes
+    return found
 
 
 def _halt_infra(gh: GitHub, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:
@@ -209,8 +254,10 @@ def _checkout(workspace: Path, head_sha: str) -> Git:
     return git
 
 
-def _commit_message(diagnosis: Diagnosis, run_id: int, attempt: int, head_sha: str, branch: str) -> str:
-    subject = f"Fix {report.what_failed(diagnosis).strip('`')} failing on {branch}"
+def _commit_message(
+    diagnosis: Diagnosis, commands: list[str], run_id: int, attempt: int, head_sha: str, branch: str
+) -> str:
+    subject = f"Fix {report.what_failed(diagnosis, commands).strip('`').strip()} failing on {branch}"
     return (
         f"{subject[:72]}\n\nProposed by ci-autofix for the failed run {run_id}.\n\n"
         f"Autofix-Run: {run_id}\nAutofix-Attempt: {attempt}\nAutofix-Base: {head_sha}\n"

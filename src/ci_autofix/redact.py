@@ -1,14 +1,29 @@
 """Secret redaction: applied to every text before it leaves the process.
 
-Prompts, PR bodies, job summaries, annotations and log lines all pass through `redact`.
-The same patterns let the patch policy refuse a diff that adds a secret (`find_secrets`).
+Prompts, PR bodies, comments, job summaries, annotations and log lines all pass through `redact`.
+Two layers, neither of which cares what stands next to a secret (a word character, an escaped
+newline such as a literal `\\n` or `%0A`, a suffix):
+
+- the run's own secrets (every token and key it holds, every value it masks), replaced wherever
+  they occur, in each form a log can show them in (`secret_forms`): each line of a multi-line
+  value, URL-encoded, JSON-escaped, and base64 at each of the three byte alignments (the git
+  `AUTHORIZATION: basic` header, an `env | base64` dump);
+- patterns for secret-shaped strings of well-known kinds (GitHub, Anthropic, AWS tokens, ...),
+  anchored on their prefixes, never on word boundaries.
+
+`Redactor` holds the run's secrets and makes `Redacted` text, the only kind the GitHub client
+posts. The same patterns let the patch policy refuse a diff that adds a secret (`find_secrets`).
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from urllib.parse import quote, quote_plus
 
 MASK = "[REDACTED]"
 
@@ -20,10 +35,9 @@ class SecretPattern:
     keep_group: int = 0  # a group kept verbatim before the mask (a header name, an env var name)
 
 
-_SENSITIVE_NAMES = (
-    r"(?:[A-Z][A-Z0-9_]*)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY)[A-Z0-9_]*"
-    r"|[A-Z][A-Z0-9_]*_KEY[A-Z0-9_]*"
-)
+# The keyword a sensitive variable name contains; the name's other characters need no matching
+# (they are kept), so a match starts at the keyword, whatever precedes it, in linear time.
+_SENSITIVE_NAMES = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY)[A-Z0-9_]*"
 # a value that is an expression reading the secret from somewhere else, not the secret itself
 _NOT_A_VALUE = r"(?!\*\*\*|\[REDACTED\]|\$\{\{|\$[A-Za-z{(]|%[A-Za-z(]|<[a-z_-]+>|(?:os|process|sys|env|secrets|vars|self|settings|config)\.|[\w.]*[(\[])"
 
@@ -35,41 +49,41 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             re.S,
         ),
     ),
-    SecretPattern("github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b")),
-    SecretPattern("github-pat", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b")),
-    SecretPattern("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}")),
-    SecretPattern("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
-    SecretPattern("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+    SecretPattern("github-token", re.compile(r"gh[pousr]_[A-Za-z0-9]{30,255}")),
+    SecretPattern("github-pat", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),
+    SecretPattern("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{16,}")),
+    SecretPattern(
+        "openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9]{48}")
+    ),
+    SecretPattern("aws-access-key", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])")),
     SecretPattern(
         "aws-secret-key",
-        re.compile(
-            r"(?i)(\baws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED\])[A-Za-z0-9/+=]{40}\b"
-        ),
+        re.compile(r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED\])[A-Za-z0-9/+=]{40}"),
         keep_group=1,
     ),
-    SecretPattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    SecretPattern("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}")),
-    SecretPattern("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
-    SecretPattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
+    SecretPattern("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}")),
+    SecretPattern("pypi-token", re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}")),
+    SecretPattern("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}")),
+    SecretPattern("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
     SecretPattern(
         "authorization-header",
-        re.compile(r"(?i)(\b(?:proxy-)?authorization\s*[:=]\s*)(?!\s*\[REDACTED\])[^\r\n]+"),
+        re.compile(r"(?i)((?:proxy-)?authorization\s*[:=]\s*)(?!\s*\[REDACTED\])[^\r\n]+"),
         keep_group=1,
     ),
     SecretPattern(
         "bearer-token",
-        re.compile(r"(\b[Bb]earer\s+)(?!\[REDACTED\])[A-Za-z0-9\-._~+/]{16,}=*"),
+        re.compile(r"([Bb]earer\s+)(?!\[REDACTED\])[A-Za-z0-9\-._~+/]{16,}=*"),
         keep_group=1,
     ),
     SecretPattern(
         "url-credentials",
-        re.compile(r"(\b[a-z][a-z0-9+.\-]*://)(?!\[REDACTED\])[^/\s@:]+(?::[^/\s@]*)?(?=@[^\s/@]+)", re.I),
+        re.compile(r"(://)(?!\[REDACTED\])[^/\s@:]+(?::[^/\s@]*)?(?=@[^\s/@]+)"),
         keep_group=1,
     ),
     SecretPattern(
         "secret-assignment",
         re.compile(
-            r"(\b(?:" + _SENSITIVE_NAMES + r")[\"']?\s*[:=]\s*[\"']?)" + _NOT_A_VALUE + r"[^\s\"'`,;]{4,}"
+            r"((?:" + _SENSITIVE_NAMES + r")[\"']?\s*[:=]\s*[\"']?)" + _NOT_A_VALUE + r"[^\s\"'`,;]{4,}"
         ),
         keep_group=1,
     ),
@@ -95,8 +109,10 @@ def _keeping(group: int) -> Callable[[re.Match[str]], str]:
 
 
 def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
-    """Replace every known secret value and every secret-shaped string with a mask."""
-    for value in sorted({s for s in extra_secrets if len(s) >= 4}, key=len, reverse=True):
+    """Replace every known secret value (in each of its `secret_forms`) and every secret-shaped
+    string with a mask."""
+    forms = {form for secret in extra_secrets for form in secret_forms(secret)}
+    for value in sorted(forms, key=len, reverse=True):
         text = text.replace(value, MASK)
     for pattern in SECRET_PATTERNS:
         if pattern.keep_group:
@@ -104,6 +120,64 @@ def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
         else:
             text = pattern.regex.sub(MASK, text)
     return text
+
+
+MIN_SECRET = 4  # shorter values are not masked: they would garble every text they occur in
+MIN_ENCODED = 8  # an encoded core shorter than this is too likely to occur by chance
+
+
+@functools.lru_cache(maxsize=64)
+def secret_forms(secret: str) -> frozenset[str]:
+    """The strings that give `secret` away: itself, each of its lines, its URL-encoded and
+    JSON-escaped forms, and the part of its base64 encoding (standard and URL-safe alphabets)
+    that depends on the secret alone, at each of the three byte alignments it can have inside
+    a larger encoded blob."""
+    if len(secret) < MIN_SECRET:
+        return frozenset()
+    forms = {secret, *(line.strip() for line in secret.splitlines())}
+    forms |= {quote(secret, safe=""), quote(secret), quote_plus(secret), json.dumps(secret)[1:-1]}
+    raw = secret.encode("utf-8")
+    for offset in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(b"\0" * offset + raw).decode("ascii")
+            whole = 4 * ((offset + len(raw)) // 3)  # a last, partial group mixes in the bytes after
+            core = encoded[4 if offset else 0 : whole]  # a first group mixes in the bytes before
+            if len(core) >= MIN_ENCODED:
+                forms.add(core)
+    return frozenset(form for form in forms if len(form) >= MIN_SECRET)
+
+
+@dataclass(frozen=True)
+class Redacted:
+    """Text that has been through a `Redactor`: the only kind the GitHub client posts."""
+
+    text: str
+
+
+class Redactor:
+    """The run's own secrets (every token and key it holds, every value it masks), applied with
+    the patterns to every text that leaves the process."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets: list[str] = []
+        self.add(secrets)
+
+    def add(self, secrets: Iterable[str]) -> None:
+        for secret in secrets:
+            if secret and secret not in self._secrets:
+                self._secrets.append(secret)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(self._secrets)
+
+    def text(self, text: str) -> str:
+        """`text` with every secret masked, for a log line or a prompt."""
+        return redact(text, self._secrets)
+
+    def __call__(self, text: str) -> Redacted:
+        """`text` with every secret masked, marked as safe to post on GitHub."""
+        return Redacted(self.text(text))
 
 
 def find_secrets(text: str) -> list[str]:

@@ -1,17 +1,23 @@
 """What people read: the suggestion PR's title and body, and the job summary.
 
 Every text here ends up on GitHub; the runner and the delivery code redact it on the way out.
+Untrusted text (failure messages, file and test names, commands, the log excerpt, the agent's
+words, halt messages, which may quote the model or a log) enters only through the helpers of
+`ci_autofix.markdown`, inside code spans and fences; the rest is our own Markdown.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ci_autofix.markdown import code_span, fence, untrusted_block
 from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.triage.model import Diagnosis
+from ci_autofix.workflows import script_of
 
 if TYPE_CHECKING:  # the ladder (fixers, agent, policy) is imported only when a fix is made
     from ci_autofix.ladder import Proposal
@@ -31,38 +37,22 @@ class RunContext:
     head_sha: str
 
 
-def fence(text: str, lang: str = "") -> str:
-    """A Markdown code fence that the text cannot close early."""
-    longest = max((len(run) for run in _backtick_runs(text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
-
-
-def _backtick_runs(text: str) -> list[str]:
-    runs, current = [], ""
-    for ch in text:
-        if ch == "`":
-            current += ch
-        elif current:
-            runs.append(current)
-            current = ""
-    return [*runs, current] if current else runs
-
-
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
 
-def what_failed(diagnosis: Diagnosis) -> str:
-    if diagnosis.commands:
-        first = diagnosis.commands[0].splitlines()[0]
-        return f"`{clip(first, 80)}`"
+def what_failed(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
+    """The failing command (`commands`: from the workflow, never the log's claim), else the tools."""
+    lines = script_of(commands[0]).splitlines() if commands else []
+    if lines:
+        first = lines[0]
+        return code_span(first if len(first) <= 80 else first[:80] + "…")
     tools = sorted(diagnosis.tools - {"generic"})
     return ", ".join(tools) if tools else f"{diagnosis.category.value} failure"
 
 
-def pr_title(diagnosis: Diagnosis, branch: str) -> str:
-    return clip(f"ci-autofix: fix {what_failed(diagnosis)} failing on {branch}", 240)
+def pr_title(diagnosis: Diagnosis, branch: str, commands: Sequence[str] = ()) -> str:
+    return clip(f"ci-autofix: fix {what_failed(diagnosis, commands)} failing on {code_span(branch)}", 240)
 
 
 def approve_command(ctx: RunContext, apply_workflow: str, number: int | None) -> str:
@@ -88,14 +78,16 @@ def pr_body(
     if flags:
         parts.append(
             "> [!WARNING]\n> **For the reviewer**, the patch policy flagged:\n"
-            + "\n".join(f"> - `{f.code}` {f.path or ''}: {f.message}" for f in flags)
+            + "\n".join(f"> - `{f.code}` {code_span(f.path or '')}: {code_span(f.message)}" for f in flags)
         )
     if proposal.verification and proposal.verification.outcome != "verified":
-        parts.append(f"> [!CAUTION]\n> **Unverified**: {proposal.verification.reason}")
+        reason = " ".join(proposal.verification.reason.split())  # our words; commands are code spans
+        parts.append(f"> [!CAUTION]\n> **Unverified**: {reason}")
+    branch = code_span(ctx.failing_branch)
     parts.append(
-        f"CI failed on `{ctx.failing_branch}` at `{ctx.head_sha[:12]}` ([{ctx.workflow_name} run]({ctx.run_url})). "
+        f"CI failed on {branch} at `{ctx.head_sha[:12]}` ([run of {code_span(ctx.workflow_name)}]({ctx.run_url})). "
         f"This pull request proposes a fix as one commit on top of the failing commit. "
-        f"**Nothing reaches `{ctx.failing_branch}` until someone approves it** (see the end)."
+        f"**Nothing reaches {branch} until someone approves it** (see the end)."
     )
     parts.append(
         "### What failed\n"
@@ -114,7 +106,7 @@ def pr_body(
         + fence(cmd, "sh")
         + "\n\n"
         f"The apply job waits for the approval of the environment's reviewers, then pushes exactly commit "
-        f"`{record.fix_sha[:12]}` onto `{ctx.failing_branch}`, only if the branch is still at "
+        f"`{record.fix_sha[:12]}` onto {branch}, only if the branch is still at "
         f"`{ctx.head_sha[:12]}`. To reject the suggestion, close this pull request."
     )
     body = "\n\n".join(parts)
@@ -127,15 +119,10 @@ def _failures(diagnosis: Diagnosis) -> str:
         return f"A {diagnosis.category.value} failure (no single failing line was located)."
     lines = []
     for failure in diagnosis.failures[:15]:
-        where = (
-            f"`{failure.file}:{failure.line}`"
-            if failure.file and failure.line
-            else (f"`{failure.file}`" if failure.file else "")
-        )
-        test = f" `{failure.test_id}`" if failure.test_id else ""
-        lines.append(
-            f"- **{failure.tool}** {where}{test}: {clip(failure.message.splitlines()[0] if failure.message else '', 200)}"
-        )
+        where = f"{failure.file}:{failure.line}" if failure.file and failure.line else (failure.file or "")
+        message = failure.message.splitlines()[0] if failure.message else ""
+        parts = [code_span(where), code_span(failure.test_id or ""), code_span(clip(message, 200))]
+        lines.append(f"- **{failure.tool}** " + " ".join(p for p in parts if p))
     if len(diagnosis.failures) > 15:
         lines.append(f"- … and {len(diagnosis.failures) - 15} more")
     return "\n".join(lines)
@@ -145,19 +132,22 @@ def _changes(proposal: Proposal) -> str:
     lines = []
     for run in proposal.fixers:
         if run.changed_files:
-            files = ", ".join(f"`{f}`" for f in run.changed_files[:10])
-            lines.append(f"- **{run.name}** {run.version or ''}: {files}")
+            files = ", ".join(code_span(f) for f in run.changed_files[:10])
+            lines.append(f"- **{run.name}** {code_span(run.version or '')}: {files}")
+    lines.extend(f"- {note}" for note in proposal.notes)
     if proposal.agent is not None:
         agent = proposal.agent
-        lines.append(f"- **Agent**: {agent.summary}")
+        lines.append(
+            f"- **Agent** ({agent.turns} turns, ${agent.cost_usd:.4f}), in its own words "
+            "(shown as written, not checked):"
+        )
+        words = [agent.summary]
         if agent.root_cause:
-            lines.append(f"  - Root cause: {agent.root_cause}")
+            words.append(f"Root cause: {agent.root_cause}")
         if agent.confidence:
-            lines.append(f"  - Confidence: {agent.confidence}")
-        for note in agent.notes_left_as_is:
-            lines.append(f"  - Left as-is (annotated in the code): {note}")
-        lines.append(f"  - Model usage: {agent.turns} turns, ${agent.cost_usd:.4f}")
-    lines.extend(f"- {note}" for note in proposal.notes)
+            words.append(f"Confidence: {agent.confidence}")
+        words.extend(f"Left as-is (annotated in the code): {note}" for note in agent.notes_left_as_is)
+        lines.append("\n" + untrusted_block("\n".join(words)) + "\n")
     lines.append(
         f"\n<details><summary>Diff ({len(proposal.changed_files)} file(s))</summary>\n\n"
         + fence(clip(proposal.diff, MAX_DIFF_CHARS), "diff")
@@ -184,8 +174,8 @@ def summary(outcome: Outcome, *, diagnosis: Diagnosis | None = None, proposal: P
         head = f"## ci-autofix: fix proposed in #{outcome.pull_request}\n\n{outcome.message}"
     elif outcome.status == "applied":
         head = f"## ci-autofix: fix applied\n\n{outcome.message}"
-    else:
-        head = f"## ci-autofix: halted (`{outcome.reason}`)\n\n{outcome.message}"
+    else:  # a halt's message may quote the model, a log or an API: shown as code
+        head = halted(outcome.reason, outcome.message)
     parts = [head]
     if diagnosis is not None:
         parts.append("### What failed\n" + _failures(diagnosis))
@@ -198,3 +188,14 @@ def summary(outcome: Outcome, *, diagnosis: Diagnosis | None = None, proposal: P
             f"**Next step**: review {outcome.pull_request_url} and approve it with the apply workflow."
         )
     return "\n\n".join(parts) + "\n"
+
+
+def halted(reason: str, message: str) -> str:
+    """The heading of a halt's summary; the message (which may quote the model, a log or an
+    API) is shown as untrusted text."""
+    return f"## ci-autofix: halted ({code_span(reason)})\n\n{untrusted_block(message)}"
+
+
+def error(cause: str, remedy: str) -> str:
+    """The summary of a run that failed: the cause may quote an API or a log; the remedy is ours."""
+    return f"## ci-autofix: error\n\n{untrusted_block(cause)}\n\n**What to do:** {remedy}\n"

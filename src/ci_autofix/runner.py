@@ -2,10 +2,20 @@
 
 Secrets are masked (`::add-mask::`) before anything else is printed, and every text that
 passes through is redacted, so no other module has to remember to.
+
+Workflow commands are made only by the methods named for them (`mask`, `warning`, `error`,
+`group`, `annotate`), with their data escaped so it cannot end the command. Everything else
+printed is text, ours or not (`info`, `stage`: a progress line can name a model's tool, a halt
+can quote the model or a log): a text that the runner could read as a command (`::name::` at
+the start of a line, or `##[` anywhere in one) is printed inside a `::stop-commands::<token>`
+... `::<token>::` block, with a fresh unguessable token that is not in the text and is never
+printed before the block starts. So no caller can print a command by mistake.
 """
 
 from __future__ import annotations
 
+import re
+import secrets
 import sys
 import time
 import uuid
@@ -14,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from ci_autofix.redact import redact
+from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.triage.model import Failure
 
 MAX_SUMMARY_BYTES = 1024 * 1024  # the runner refuses larger step summaries
@@ -22,12 +32,28 @@ MAX_ANNOTATIONS = 10  # per type per step; more are dropped by the runner
 MAX_ANNOTATION_CHARS = 4096
 
 
+# Line breaks that some readers of a log split on besides \r and \n (Python's str.splitlines does)
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# What the runner may act on: `::command::` at the start of a line, `##[command]` anywhere in one
+_COMMAND_LIKE = re.compile(r"::|##\[")
+
+
 def escape_data(text: str) -> str:
+    """A command's data as the runner unescapes it: it cannot end the command's line."""
+    text = _OTHER_BREAKS.sub(" ", text)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def stop_token(text: str) -> str:
+    """A fresh, unguessable `::stop-commands::` token that does not occur in `text`."""
+    while True:
+        token = secrets.token_hex(16)
+        if token not in text:
+            return token
 
 
 class Runner:
@@ -45,40 +71,63 @@ class Runner:
         self.output_path = output_path
         self.summary_path = summary_path
         self.stream = stream or sys.stdout
-        self._secrets: list[str] = []
+        self.redactor = Redactor()
         self._started = time.monotonic()
 
     # ---- secrets -------------------------------------------------------------------------------
     def mask(self, secrets: Iterable[str]) -> None:
+        """`::add-mask::` each new secret (each line of it), and redact it from all later text."""
         for secret in secrets:
-            if secret and secret not in self._secrets:
-                self._secrets.append(secret)
+            if secret and secret not in self.redactor.secrets:
+                self.redactor.add([secret])
                 if self.in_actions:
                     for line in secret.splitlines():
                         if line.strip():
                             self._emit(f"::add-mask::{escape_data(line)}")
 
     def clean(self, text: str) -> str:
-        return redact(text, self._secrets)
+        """`text` with every secret masked so far (and every secret-shaped string) redacted."""
+        return self.redactor.text(text)
+
+    def redact(self, text: str) -> Redacted:
+        """`text` redacted, for posting on GitHub."""
+        return self.redactor(text)
 
     # ---- log -------------------------------------------------------------------------------------
     def _emit(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
 
+    def _text(self, text: str) -> None:
+        """Print text, redacted, so that no line of it is read as a workflow command."""
+        text = self.clean(text)
+        if not _COMMAND_LIKE.search(text):
+            self._emit(text)
+            return
+        token = stop_token(text)
+        self._emit(f"::stop-commands::{token}")
+        self._emit(text)
+        self._emit(f"::{token}::")
+
     def info(self, message: str) -> None:
-        self._emit(self.clean(message))
+        self._text(message)
 
     def stage(self, name: str) -> None:
         elapsed = time.monotonic() - self._started
-        self._emit(self.clean(f"[{elapsed:6.1f}s] {name}"))
+        self._text(f"[{elapsed:6.1f}s] {name}")
 
     def warning(self, message: str) -> None:
         text = self.clean(message)
-        self._emit(f"::warning::{escape_data(text)}" if self.in_actions else f"warning: {text}")
+        if self.in_actions:
+            self._emit(f"::warning::{escape_data(text)}")
+        else:
+            self._text(f"warning: {text}")
 
     def error(self, message: str) -> None:
         text = self.clean(message)
-        self._emit(f"::error::{escape_data(text)}" if self.in_actions else f"error: {text}")
+        if self.in_actions:
+            self._emit(f"::error::{escape_data(text)}")
+        else:
+            self._text(f"error: {text}")
 
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
@@ -99,7 +148,7 @@ class Runner:
         for failure in failures:
             if not failure.file or written >= MAX_ANNOTATIONS:
                 continue
-            props = [f"file={escape_property(failure.file)}"]
+            props = [f"file={escape_property(self.clean(failure.file))}"]
             if failure.line:
                 props.append(f"line={failure.line}")
             if failure.column:
@@ -110,7 +159,7 @@ class Runner:
                 self._emit(f"::error {','.join(props)}::{escape_data(message)}")
             else:
                 where = f"{failure.file}:{failure.line}" if failure.line else failure.file
-                self._emit(f"{where}: {message}")
+                self._text(f"{where}: {message}")
             written += 1
         return written
 
@@ -131,7 +180,7 @@ class Runner:
         text = self.clean(markdown)
         if self.summary_path is None:
             if not self.in_actions:
-                self._emit(text)
+                self._text(text)
             return
         data = text.encode("utf-8")
         if len(data) > MAX_SUMMARY_BYTES - 1024:

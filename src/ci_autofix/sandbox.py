@@ -1,18 +1,24 @@
-"""Where the repository's code runs: the checkout, without our secrets.
+"""Where the repository's code runs: a copy of the checkout, without our secrets.
 
 Fixers, the agent's tools and verification all run the repository's own code (formatters
 read its config, tests execute it). Everything they run goes through one `Sandbox`:
 
 - paths are resolved inside the workspace: no `..` escape, no absolute path outside it,
   no symlink leading out, no writes under `.git/`, protected paths read-only;
-- commands get a scrubbed environment (no token, no `INPUT_*`, no `ACTIONS_*`), their own
-  process group, a timeout and capped output;
-- when we run as root and the checkout belongs to another user (the runner's uid 1001),
-  commands run as that user, so they cannot read our process's environment;
-- while commands run, credentials that actions/checkout persisted (an `extraheader` in
-  `.git/config`, or an `includeIf` pointing at a credentials file) are taken out of reach and
-  put back afterwards, and `.git/config` is restored as it was, so code we ran cannot plant
-  hooks or filters for our own git calls.
+- commands get a scrubbed environment (no token, no `INPUT_*`, no `ACTIONS_*`, no path of the
+  runner's: workspace, temp dir, file-command files), a HOME, XDG directories and TMPDIR of
+  their own (thrown away), their own process group, a timeout and capped output, and nothing
+  they start outlives them (`reap`);
+- with `user`/`group` (the work area's dedicated uid when we run as root), commands run as
+  that uid with no supplementary groups, and while they run the `sealed` paths (the real
+  checkout's git data and the credentials file it includes) are closed to others (`o-rwx`),
+  then restored;
+- without a user (not root), commands run as our own user; persisted credentials in the
+  checkout's `.git/config` (an `extraheader`, an `includeIf` of a credentials file) are taken
+  out of it while they run and put back afterwards, byte for byte.
+
+`git_dir` is our own git directory for the work tree (the sandbox cannot reach it); `git()`
+is the git we use to look at what commands changed, never the work tree's `.git`.
 """
 
 from __future__ import annotations
@@ -22,15 +28,44 @@ import fnmatch
 import os
 import re
 import shlex
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ci_autofix import shell
+from ci_autofix import reap, shell
+from ci_autofix.git import Git
+from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
-DEFAULT_PROTECTED = (".github/workflows/**",)
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
+# The runner's variables that commands may see; the others name its paths (workspace, temp
+# dir, event and file-command files) or its internals.
+_RUNNER_VARIABLES = frozenset(
+    {
+        "GITHUB_ACTIONS",
+        "GITHUB_REPOSITORY",
+        "GITHUB_REPOSITORY_OWNER",
+        "GITHUB_SERVER_URL",
+        "GITHUB_API_URL",
+        "GITHUB_GRAPHQL_URL",
+        "GITHUB_REF",
+        "GITHUB_REF_NAME",
+        "GITHUB_REF_TYPE",
+        "GITHUB_SHA",
+        "GITHUB_RUN_ID",
+        "GITHUB_RUN_NUMBER",
+        "GITHUB_RUN_ATTEMPT",
+        "GITHUB_JOB",
+        "GITHUB_WORKFLOW",
+        "GITHUB_EVENT_NAME",
+        "GITHUB_ACTOR",
+        "RUNNER_OS",
+        "RUNNER_ARCH",
+        "RUNNER_NAME",
+        "RUNNER_ENVIRONMENT",
+    }
+)
 
 
 class SandboxViolation(Exception):
@@ -44,13 +79,19 @@ class Sandbox:
     timeout: float = 600
     max_output: int = shell.DEFAULT_MAX_OUTPUT
     extra_env: Mapping[str, str] = field(default_factory=dict)
+    user: int | None = None  # run commands as this uid (and `group`), no supplementary groups
+    group: int | None = None
+    home: Path | None = None  # HOME (with XDG dirs inside) for commands; default: a temp dir path
+    tmpdir: Path | None = None
+    git_dir: Path | None = None  # our own git directory for `root` (None: `root/.git`)
+    sealed: Sequence[Path] = ()  # closed to others while commands run (with `user`)
     # Paths handed out for writing: the only new files a fix may add (build artefacts and caches
     # that commands leave behind are not part of it).
     written: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
-        self.protected = tuple(dict.fromkeys((*DEFAULT_PROTECTED, *self.protected)))
+        self.protected = protected_globs(self.protected)
 
     # ---- paths -----------------------------------------------------------------------------------
     def relative(self, path: str | Path) -> PurePosixPath:
@@ -87,44 +128,72 @@ class Sandbox:
 
     # ---- commands --------------------------------------------------------------------------------
     def env(self) -> dict[str, str]:
-        home = self.root / ".git" / "ci-autofix-home"
-        return shell.scrubbed_env(
-            extra={
-                "HOME": str(home) if home.is_dir() else os.environ.get("HOME") or tempfile.gettempdir(),
-                "CI": "true",
-                **self.extra_env,
-            }
-        )
+        base = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith(("GITHUB_", "RUNNER_")) or name in _RUNNER_VARIABLES
+        }
+        home = self.home or Path(tempfile.gettempdir()) / "ci-autofix-home"
+        own = {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_STATE_HOME": str(home / ".local" / "state"),
+            "CI": "true",
+        }
+        if self.tmpdir is not None:
+            own["TMPDIR"] = str(self.tmpdir)
+        return shell.scrubbed_env(base, extra={**own, **self.extra_env})
 
     def run(self, argv: Sequence[str], *, timeout: float | None = None) -> shell.Completed:
-        with self.quarantine():
+        guard = self.seal() if self.user is not None else self.quarantine()
+        with guard:
             return shell.run(
                 argv,
                 cwd=self.root,
                 env=self.env(),
                 timeout=timeout or self.timeout,
                 max_output=self.max_output,
-                user=self._uid(),
-                group=self._gid(),
+                user=self.user,
+                group=self.group,
+                # the work area's uid is ours alone: every process of it is swept after each command
+                dedicated_user=self.user is not None,
             )
 
     def run_command_line(self, command: str, *, timeout: float | None = None) -> shell.Completed:
         """A command line from the workflow or the configuration, run as the runner runs `run:` steps."""
         return self.run(command_argv(command), timeout=timeout)
 
-    def _owner(self) -> os.stat_result | None:
-        if os.geteuid() != 0:
-            return None
-        st = self.root.stat()
-        return st if st.st_uid != 0 else None
+    def git(self) -> Git:
+        """Our git on the work tree: with our own git directory when there is one."""
+        if self.git_dir is None:
+            return Git(self.root)
+        return Git(self.root, git_dir=self.git_dir, work_tree=self.root)
 
-    def _uid(self) -> int | None:
-        st = self._owner()
-        return st.st_uid if st else None
+    @contextlib.contextmanager
+    def seal(self) -> Iterator[None]:
+        """Close the `sealed` paths to group and others while the block runs, then restore their modes.
 
-    def _gid(self) -> int | None:
-        st = self._owner()
-        return st.st_gid if st else None
+        When the command left a process that could not be killed (`reap.Survivors`), they stay
+        closed: their owner (the runner's uid) keeps its access, the survivor gets none.
+        """
+        saved: list[tuple[Path, int]] = []
+        try:
+            for path in self.sealed:
+                with contextlib.suppress(OSError):
+                    st = path.lstat()
+                    if not stat.S_ISLNK(st.st_mode):
+                        saved.append((path, stat.S_IMODE(st.st_mode)))
+                        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+            yield
+        except reap.Survivors:
+            saved.clear()
+            raise
+        finally:
+            for path, mode in reversed(saved):
+                with contextlib.suppress(OSError):
+                    os.chmod(path, mode)
 
     @contextlib.contextmanager
     def quarantine(self) -> Iterator[None]:
@@ -133,9 +202,11 @@ class Sandbox:
         While the block runs, `.git/config` has no `http.*.extraheader`, no credentials in
         remote URLs and no include of a file holding credentials, and such included files
         are moved out of the way; afterwards both are restored byte for byte (with their
-        modes), which also undoes anything the code wrote into `.git/config`.
+        modes), which also undoes anything the code wrote into `.git/config`. When the command
+        left a process that could not be killed (`reap.Survivors`), the credentials are not put
+        back: `.git/config` is restored without them.
         """
-        git_dir = _git_dir(self.root)
+        git_dir = next((p for p in self.sealed if (p / "config").is_file()), None) or _git_dir(self.root)
         config = git_dir / "config" if git_dir else None
         if config is None or not config.is_file():
             yield
@@ -143,23 +214,42 @@ class Sandbox:
         original = config.read_bytes()
         config_mode = config.stat().st_mode & 0o7777
         held: dict[Path, tuple[bytes, int]] = {}
+        survivors = False
         try:
-            for target in _credential_files(original.decode("utf-8", "replace"), config.parent):
+            for target in credential_files(original.decode("utf-8", "replace"), config.parent):
                 with contextlib.suppress(OSError):
                     held[target] = (target.read_bytes(), target.stat().st_mode & 0o7777)
                     target.unlink()
             config.write_bytes(_without_credentials(original, set(held), config.parent))
             yield
+        except reap.Survivors:
+            survivors = True  # a process of the command still runs: the credentials stay away
+            raise
         finally:
             with contextlib.suppress(FileNotFoundError):
                 config.unlink()  # the code may have replaced it with a symlink
-            config.write_bytes(original)
+            config.write_bytes(
+                _without_credentials(original, set(held), config.parent) if survivors else original
+            )
             os.chmod(config, config_mode)
-            for target, (content, mode) in held.items():
+            for target, (content, mode) in ({} if survivors else held).items():
                 with contextlib.suppress(FileNotFoundError):
                     target.unlink()
                 target.write_bytes(content)
                 os.chmod(target, mode)
+
+
+def others_can_run(path: str | Path) -> bool:
+    """Whether a uid that owns nothing (the work area's) can execute `path`: the file and every
+    directory on the way to it (after symlinks) are open to others. Our own interpreter may sit
+    in a home only we can enter; the sandbox must then use another one."""
+    try:
+        real = Path(path).resolve(strict=True)
+        if not (real.is_file() and real.stat().st_mode & stat.S_IXOTH and real.stat().st_mode & stat.S_IROTH):
+            return False
+        return all(parent.stat().st_mode & stat.S_IXOTH for parent in real.parents)
+    except OSError:
+        return False
 
 
 def command_argv(command: str) -> list[str]:
@@ -229,7 +319,7 @@ def _without_credentials(config: bytes, held: set[Path], base: Path) -> bytes:
     return b"".join(kept)
 
 
-def _credential_files(config: str, base: Path) -> list[Path]:
+def credential_files(config: str, base: Path) -> list[Path]:
     """Files included by the config (`[include]`, `[includeIf ...]`) that hold credentials."""
     files = []
     for section, line in _sections(config.encode()):

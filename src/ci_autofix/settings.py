@@ -123,7 +123,9 @@ class Settings(BaseSettings):
     test_command: str = Field("", description="Extra command that must pass for a fix to count as verified.")
     protected_paths: StrList = Field(
         default_factory=list,
-        description="Globs of paths the fix may not touch, in addition to `.github/workflows/**`.",
+        description="Globs of paths the fix may not touch, in addition to the files that decide what CI runs "
+        "(`.github/**`, `action.yml`/`action.yaml` anywhere, `.pre-commit-config.yaml`, other CI systems' "
+        "files: see Security).",
     )
     max_changed_lines: int = Field(200, ge=1, le=100_000, description="Largest fix, in changed lines.")
     max_files: int = Field(10, ge=1, le=1000, description="Largest fix, in changed files.")
@@ -147,6 +149,13 @@ class Settings(BaseSettings):
         False, description="Halt instead of proposing a fix that could not be verified here."
     )
     require_ci_green: bool = Field(False, description="apply: refuse unless CI on the fix concluded success.")
+    trusted_author: str = Field(
+        "github-actions[bot]",
+        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$",
+        description="apply: the login the propose job's `github-token` acts as (`github-actions[bot]` "
+        "for `GITHUB_TOKEN`, `<app-slug>[bot]` for an App token, the user of a PAT). Only suggestion "
+        "PRs it opened, on fix commits it marked with a `ci-autofix/provenance` status, are applied.",
+    )
     pull_request: int | None = Field(None, ge=1, description="apply: number of the suggestion pull request.")
     apply_workflow: str = Field(
         "ci-autofix-apply.yml",

@@ -1,8 +1,10 @@
 """Every subprocess we start: argv lists, explicit cwd and env, a timeout, capped output.
 
 Commands run in their own process group (session), so a timeout kills the command and
-everything it forked. Output is read as it comes and kept within a cap (head and tail),
-so a command that prints 100 MB costs a bounded amount of memory.
+everything it forked; then `reap.sweep` kills what left the group (a double-forked `setsid`
+child) wherever it went, or raises `reap.Survivors`: when `run` returns, nothing the command
+started is running. Output is read as it comes and kept within a cap (head and tail), so a
+command that prints 100 MB costs a bounded amount of memory.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ci_autofix import reap
 from ci_autofix.redact import find_secrets
 
 DEFAULT_MAX_OUTPUT = 256 * 1024
@@ -56,6 +59,7 @@ class Completed:
     timed_out: bool = False
     truncated: bool = False
     not_found: bool = False
+    reaped: tuple[int, ...] = ()  # pids of processes it left behind, killed after it ended
 
     @property
     def ok(self) -> bool:
@@ -134,29 +138,38 @@ def run(
     stdin: bytes | None = None,
     user: int | None = None,
     group: int | None = None,
+    dedicated_user: bool = False,
 ) -> Completed:
-    """Run argv to completion (or timeout) and return what it printed, capped."""
+    """Run argv to completion (or timeout) and return what it printed, capped.
+
+    Afterwards nothing the command started is left: its process group is killed, then every
+    process it left elsewhere (see `reap`). `dedicated_user=True` says `user` owns nothing else, so
+    every process of that uid is killed too. Raises `reap.Survivors` when something cannot be killed.
+    """
     argv = tuple(str(a) for a in argv)
     if not argv:
         raise ValueError("empty command")
+    if dedicated_user and (user is None or user in (0, os.getuid(), os.geteuid())):
+        raise ValueError("dedicated_user needs a user other than root and ourselves")
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            close_fds=True,
-            user=user,
-            group=group,
-            extra_groups=[] if user is not None else None,
-        )
+        with reap.starting() as starting:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+                user=user,
+                group=group,
+                extra_groups=[] if user is not None else None,
+            )
+            command = starting.track(proc.pid)
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
         return Completed(argv, None, f"{exc.strerror or exc}: {argv[0]}", 0.0, not_found=True)
-
     buffer = _CappedBuffer(max_output)
     assert proc.stdout is not None
 
@@ -187,8 +200,13 @@ def run(
     # Kill the whole group: a command's children (a test server, `sleep` in a fork) must not outlive it.
     _kill_group(proc.pid)
     proc.wait()
-    reader.join(timeout=5)
-    proc.stdout.close()
+    reap.done(command)
+    try:
+        # ... nor what left the group: this also closes the pipe they may hold, so the reader ends.
+        reaped = reap.sweep(command, argv[0], uid=user if dedicated_user else None, gid=group)
+    finally:
+        reader.join(timeout=5)
+        proc.stdout.close()
     return Completed(
         argv=argv,
         exit_code=None if timed_out else proc.returncode,
@@ -196,6 +214,7 @@ def run(
         duration_s=time.monotonic() - start,
         timed_out=timed_out,
         truncated=buffer.dropped > 0,
+        reaped=reaped,
     )
 
 

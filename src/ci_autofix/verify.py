@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ci_autofix.environment import leave_no_files, prepare, uses_ruff
-from ci_autofix.evidence import Evidence, EvidencePair, Outcome, Verification, inline_code
+from ci_autofix.evidence import Evidence, EvidencePair, Outcome, Verification
+from ci_autofix.markdown import code_span
 from ci_autofix.sandbox import Sandbox, command_argv
 
 _SERVICE = re.compile(
@@ -46,7 +47,7 @@ def reproduce(
     env_dir: Path | None = None,
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use."""
-    with leave_no_files(sandbox.root):
+    with leave_no_files(sandbox):
         return _reproduce(sandbox, commands, timeout=timeout, setup_command=setup_command, env_dir=env_dir)
 
 
@@ -77,7 +78,7 @@ def verify(
 
     Files the setup and the commands create (and git would not ignore) are removed afterwards.
     """
-    with leave_no_files(sandbox.root):
+    with leave_no_files(sandbox):
         return _verify(
             sandbox,
             commands,
@@ -114,7 +115,7 @@ def _verify(
         return Verification(
             "unverified",
             f"The environment could not be prepared: the setup "
-            f"{inline_code(setup.command, table=False)} {what}, so the failing command could not be "
+            f"{code_span(setup.command)} {what}, so the failing command could not be "
             "re-run.",
             [],
             setup,
@@ -165,7 +166,7 @@ def _judge(pairs: list[EvidencePair], timeout: float) -> tuple[Outcome, str]:
     failed: list[str] = []
     unverified: list[str] = []
     for pair in pairs:
-        after, name = pair.after, inline_code(pair.command, table=False)
+        after, name = pair.after, code_span(pair.command)
         if pair.role == "lint":
             if after.missing_tool:
                 continue  # ruff is not installed here: nothing to compare, and not the fix's fault
@@ -174,9 +175,7 @@ def _judge(pairs: list[EvidencePair], timeout: float) -> tuple[Outcome, str]:
             continue
         if after.missing_tool:
             program = command_argv(pair.command)[0]
-            missing = (
-                "a program it calls is" if program == "bash" else f"{inline_code(program, table=False)} is"
-            )
+            missing = "a program it calls is" if program == "bash" else f"{code_span(program)} is"
             unverified.append(
                 f"{name} cannot run here: {missing} not installed in this environment (a toolchain "
                 "the image lacks); CI on the fix is the proof"

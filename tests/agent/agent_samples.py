@@ -57,7 +57,7 @@ def diagnosis(command: str | None = None, excerpt: str | None = None) -> Diagnos
     )
     return Diagnosis(
         failures=[failure],
-        commands=[command or failing_command()],
+        log_commands=[command or failing_command()],
         category=Category.TEST,
         excerpt=text,
         excerpt_tokens=len(text) // 4,

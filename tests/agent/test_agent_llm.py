@@ -154,7 +154,10 @@ def test_request_from_settings_and_allowed_commands() -> None:
         allow_shell=True,
     )
     request = AgentRequest.from_settings(
-        settings, diagnosis("pytest -q"), context=[UntrustedText("review comment", "please")]
+        settings,
+        diagnosis("python -m pytest -q"),
+        context=[UntrustedText("review comment", "please")],
+        failing_commands=["pytest -q"],
     )
     assert request.max_turns == 7 and request.allow_shell and request.model == settings.model
     assert request.allowed_commands == ["pytest -q", "pip install -e ."]

@@ -78,6 +78,7 @@ def test_scripted_session_fixes_the_failing_test(
         diagnosis=diagnosis(command),
         model="claude-sonnet-5-5",
         max_turns=10,
+        failing_commands=[command],
         context=[
             UntrustedText(
                 "previous verification",
@@ -137,7 +138,11 @@ def test_every_request_has_the_four_cache_breakpoints_in_place(
 ) -> None:
     command = quick_command()
     messages_api.push(*fixing_script(command))
-    run_agent(AgentRequest(diagnosis=diagnosis(command), model="claude-sonnet-5-5"), llm=llm, sandbox=sandbox)
+    run_agent(
+        AgentRequest(diagnosis=diagnosis(command), model="claude-sonnet-5-5", failing_commands=[command]),
+        llm=llm,
+        sandbox=sandbox,
+    )
     for number, body in enumerate(messages_api.bodies):
         marked = [("tool", t["name"]) for t in body["tools"] if "cache_control" in t]
         marked += [("system", i) for i, b in enumerate(body["system"]) if "cache_control" in b]
@@ -167,7 +172,11 @@ def test_the_fake_bills_later_turns_mostly_from_the_cache(
     messages_api.cache.min_cacheable = 256
     command = quick_command()
     messages_api.push(*fixing_script(command))
-    run_agent(AgentRequest(diagnosis=diagnosis(command), model="claude-sonnet-5-5"), llm=llm, sandbox=sandbox)
+    run_agent(
+        AgentRequest(diagnosis=diagnosis(command), model="claude-sonnet-5-5", failing_commands=[command]),
+        llm=llm,
+        sandbox=sandbox,
+    )
     usages = _usages(messages_api)
     assert usages[0].cache_read == 0 and usages[0].cache_write > 0
     for usage in usages[1:]:
@@ -208,7 +217,10 @@ def test_the_runs_own_secrets_are_masked_in_everything_sent(
     )
     excerpt = f"E   ConnectionError: auth {custom} rejected"
     request = AgentRequest(
-        diagnosis=diagnosis(quick_command(), excerpt=excerpt), model="claude-sonnet-5-5", secrets=[custom]
+        diagnosis=diagnosis(quick_command(), excerpt=excerpt),
+        model="claude-sonnet-5-5",
+        secrets=[custom],
+        failing_commands=[quick_command()],
     )
     run_agent(request, llm=llm, sandbox=sandbox)
     sent = messages_api.everything_sent()

@@ -26,6 +26,7 @@ def request(**overrides: object) -> AgentRequest:
         "diagnosis": diagnosis(quick_command()),
         "model": "claude-sonnet-5-5",
         "max_turns": 10,
+        "failing_commands": [quick_command()],
     }
     values.update(overrides)
     return AgentRequest(**values)  # type: ignore[arg-type]

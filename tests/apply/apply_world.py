@@ -13,6 +13,7 @@ from typing import Any
 from emulator import BOT, GitHubEmulator, Pull
 from emulator.sample import ALICE, commit, git, init_repo
 
+from ci_autofix import provenance
 from ci_autofix.apply import apply
 from ci_autofix.clients import Clients
 from ci_autofix.github import ClientSettings, GitHub
@@ -85,10 +86,12 @@ class World:
         user: str = BOT,
         body: str | None = None,
         tamper: dict[str, Any] | None = None,
+        vouched: bool = True,
         **record: Any,
     ) -> Suggested:
-        """A suggestion PR into `feature`, as propose would have delivered it. `tamper`: fields of the
-        record as written in the PR body that differ from the real suggestion."""
+        """A suggestion PR into `feature`, as propose would have delivered it: the fix commit
+        carries the `ci-autofix/provenance` status by the bot (`vouched=False`: none). `tamper`:
+        fields of the record as written in the PR body that differ from the real suggestion."""
         run_id = run_id or self.run_id
         fix_branch = record.pop("fix_branch", f"ci-autofix/feature/{run_id}")
         fix_sha = self.new_commit(parent or self.head_sha, files or FIXED, f"Fix the format ({run_id})")
@@ -102,6 +105,14 @@ class World:
             fix_branch=fix_branch,
             **record,
         )
+        if vouched:
+            self.emu.add_status(
+                REPO,
+                fix_sha,
+                context=provenance.CONTEXT,
+                description=provenance.description(suggestion),
+                creator=BOT,
+            )
         shown = suggestion.model_copy(update=tamper or {})
         text = body if body is not None else f"ci-autofix suggests a fix.\n\n{shown.render()}\n"
         pull = self.emu.add_pull(

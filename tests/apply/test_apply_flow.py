@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 from apply_world import CI_DISPATCHABLE, CI_PATH, REPO, World, make_world
-from emulator import GitHubEmulator
+from emulator import BOT, GitHubEmulator
 from emulator.sample import git
 
+from ci_autofix import provenance
 from ci_autofix.errors import UserError
 
 
@@ -209,6 +210,10 @@ def test_a_merge_commit_as_fix_is_refused(world: World) -> None:
     world.push(merge, s.record.fix_branch)
     forged = s.record.model_copy(update={"fix_sha": merge})
     world.emu.repos[REPO].pulls[s.number].body = forged.render()
+    # even vouched for by the bot (which never makes one), a merge commit is not a fix
+    world.emu.add_status(
+        REPO, merge, context=provenance.CONTEXT, description=provenance.description(forged), creator=BOT
+    )
 
     result = world.apply(s.number)
 

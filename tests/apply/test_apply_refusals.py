@@ -11,6 +11,7 @@ import pytest
 from apply_world import CI_DISPATCHABLE, CI_PATH, REPO, World, forged_body, make_world
 from emulator import BOT, GitHubEmulator
 
+from ci_autofix import provenance
 from ci_autofix.apply_checks import pull_number
 from ci_autofix.errors import UserError
 from ci_autofix.settings import load_settings
@@ -69,13 +70,71 @@ def test_a_pull_request_not_made_by_ci_autofix_is_refused(
     assert world.pull(s.number).state == "open"
 
 
-def test_a_record_from_someone_else_with_our_label_and_prefix_applies_only_if_it_checks_out(
+def test_a_pull_request_opened_by_someone_else_is_refused_even_if_everything_else_checks_out(
     world: World,
 ) -> None:
-    """The PR's author is not a check (the token's identity varies); the record, label, prefix,
-    branches and git are. A human-made PR that satisfies all of them is a suggestion in effect."""
+    """The PR's author is the identity propose acts as (`trusted-author`): a human-made PR with
+    our record, label, prefix and a vouched-for commit is still not a suggestion."""
     s = world.suggest(user="alice")
-    assert world.apply(s.number).outcome.status == "applied"
+    result = world.apply(s.number)
+    assert_refused_untouched(world, s.number, result, words="opened by @alice")
+
+
+def test_the_trusted_author_follows_the_input(world: World) -> None:
+    """Propose with an App token: its PRs are by `<app-slug>[bot]`, and so are its statuses."""
+    app = "autofix-app[bot]"
+    s = world.suggest(user=app, vouched=False)
+    world.emu.add_status(
+        REPO,
+        s.record.fix_sha,
+        context=provenance.CONTEXT,
+        description=provenance.description(s.record),
+        creator=app,
+    )
+    refused = world.apply(s.number)
+    assert_refused_untouched(world, s.number, refused, words="@github-actions[bot]")
+    assert world.apply(s.number, trusted_author=app).outcome.status == "applied"
+
+
+@pytest.mark.parametrize(
+    ("how", "tamper", "words"),
+    [
+        ("no status", None, "no `ci-autofix/provenance` status"),
+        ("another head", {"head_sha": "f" * 40}, "says it fixes"),
+        ("another run", {"run_id": 4242}, "says it fixes"),
+    ],
+)
+def test_a_fix_commit_without_a_matching_provenance_status_is_refused(
+    world: World, how: str, tamper: dict[str, Any] | None, words: str
+) -> None:
+    if tamper is None:
+        s = world.suggest(vouched=False)
+    else:
+        s = world.suggest()
+        world.emu.repos[REPO].pulls[s.number].body = s.record.model_copy(update=tamper).render()
+    result = world.apply(s.number)
+    assert_refused_untouched(world, s.number, result, words=words)
+
+
+def test_a_status_with_our_context_by_anyone_else_does_not_count(world: World) -> None:
+    world.emu.add_user("mallory", permission="write")
+    s = world.suggest(vouched=False)
+    world.emu.add_status(
+        REPO,
+        s.record.fix_sha,
+        context=provenance.CONTEXT,
+        description=provenance.description(s.record),
+        creator="mallory",
+    )
+    result = world.apply(s.number)
+    assert_refused_untouched(world, s.number, result, words="no `ci-autofix/provenance` status")
+
+
+def test_a_record_naming_a_run_of_another_commit_is_refused(world: World) -> None:
+    other = world.emu.add_workflow_run(REPO, CI_PATH, "main", world.branch("main") or "", "failure")
+    s = world.suggest(run_id=other.id)
+    result = world.apply(s.number)
+    assert_refused_untouched(world, s.number, result, words="not on `feature`")
 
 
 def test_labels_follow_the_labels_input(world: World) -> None:
@@ -222,10 +281,11 @@ def test_a_forged_workflow_is_never_dispatched(
     s = world.suggest()
     world.emu.repos[REPO].pulls[s.number].body = s.record.model_copy(update={"workflow": value}).render()
     result = world.apply(s.number)
-    assert result.outcome.status == "applied"  # the workflow is only used to start CI afterwards
-    assert world.emu.dispatches == []
-    assert not world.emu.api_requests(path_regex=r"/contents/|/dispatches")
-    assert "CI will not run" in world.comments(s.number)[0]
+    assert result.outcome.status == "applied"  # the record's workflow is never used
+    assert [(d.workflow, d.ref) for d in world.emu.dispatches] == [(CI_PATH, "feature")]  # the failing run's
+    contents = {r.path for r in world.emu.api_requests(path_regex=r"/contents/")}
+    assert contents == {f"/repos/{REPO}/contents/{CI_PATH}"}
+    assert "workflow_dispatch" in world.comments(s.number)[0]
 
 
 def test_a_record_planted_by_a_bot_lookalike_still_needs_the_real_commit(world: World) -> None:
@@ -235,4 +295,4 @@ def test_a_record_planted_by_a_bot_lookalike_still_needs_the_real_commit(world: 
     assert main_sha is not None
     world.emu.repos[REPO].pulls[s.number].body = s.record.model_copy(update={"fix_sha": main_sha}).render()
     result = world.apply(s.number)
-    assert_refused_untouched(world, s.number, result, words="changed after it was proposed")
+    assert_refused_untouched(world, s.number, result, words="no `ci-autofix/provenance` status")

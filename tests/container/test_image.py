@@ -374,9 +374,9 @@ def test_the_agent_fixes_a_failing_test_in_the_image(
 ) -> None:
     emu = github_emulator
     source = tmp_path / "source"
-    init_repo(
-        source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, "requirements.txt": "pytest==9.2.0\n"}
-    )
+    ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
+    files = {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, "requirements.txt": "pytest==9.2.0\n"}
+    init_repo(source, {**files, ".github/workflows/ci.yml": ci})
     git(source, "checkout", "-q", "-b", BRANCH)
     head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])

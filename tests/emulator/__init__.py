@@ -11,7 +11,7 @@ test and fails the test if any request or response broke GitHub's REST descripti
 """
 
 from emulator.core import BOT, DEFAULT_TOKEN, GitHubEmulator
-from emulator.state import Job, JobSpec, Pull, RequestRecord, Run, StepSpec, Workflow
+from emulator.state import Job, JobSpec, Pull, RequestRecord, Run, Status, StepSpec, Workflow
 
 __all__ = [
     "BOT",
@@ -22,6 +22,7 @@ __all__ = [
     "Pull",
     "RequestRecord",
     "Run",
+    "Status",
     "StepSpec",
     "Workflow",
 ]

@@ -42,6 +42,7 @@ from emulator.state import (
     RequestRecord,
     Rerun,
     Run,
+    Status,
     Workflow,
 )
 
@@ -269,6 +270,25 @@ class GitHubEmulator(Routes):
             pull.labels.append(label)
         return pull
 
+    def add_status(
+        self,
+        repo: str,
+        sha: str,
+        *,
+        context: str,
+        state: str = "success",
+        description: str | None = None,
+        target_url: str | None = None,
+        creator: str = BOT,
+    ) -> Status:
+        """A commit status on `sha`, as if the token of `creator` had created it."""
+        r = self.repos[repo]
+        if not r.bare.has_commit(sha):
+            raise ValueError(f"{sha} is not a commit of {repo}")
+        if creator not in self.users:
+            self.add_user(creator)
+        return self._new_status(r, sha, state, context, description, target_url, creator)
+
     def expire_logs(self, job_id: int) -> None:
         """The job's log is gone: GET …/logs answers 410 with GitHub's body."""
         self.jobs[job_id].logs_expired = True
@@ -395,6 +415,10 @@ class GitHubEmulator(Routes):
         r = self.repos[repo]
         self._refresh_pull(r, r.pulls[number])
         return r.pulls[number]
+
+    def statuses(self, repo: str, sha: str) -> list[Status]:
+        """The commit statuses of `sha`, newest first (as GitHub lists them)."""
+        return [s for s in reversed(self.repos[repo].statuses) if s.sha == sha]
 
     def comments(self, repo: str, number: int) -> list[str]:
         return [c.body for c in self.repos[repo].pulls[number].comments]
@@ -622,6 +646,22 @@ class GitHubEmulator(Routes):
         pull = Pull(number, self.new_id(), head, head_sha, base, title, body, user, draft, created_at=now())
         r.pulls[number] = pull
         return pull
+
+    def _new_status(
+        self,
+        r: Repo,
+        sha: str,
+        state: str,
+        context: str,
+        description: str | None,
+        target_url: str | None,
+        creator: str,
+    ) -> Status:
+        from emulator.shapes import now
+
+        status = Status(self.new_id(), sha, state, context, description, target_url, creator, now())
+        r.statuses.append(status)
+        return status
 
     def _label_id(self, r: Repo, name: str) -> int:
         if name not in r.labels:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from emulator.shapes import example, now
-from emulator.state import Job, Pull, Repo, Run
+from emulator.state import Job, Pull, Repo, Run, Status
 
 if TYPE_CHECKING:
     from emulator.core import GitHubEmulator
@@ -604,6 +604,65 @@ class Routes:
                 found.append(self._pull_json(r, pull))
         chunk, links = self._paginate(found, query, f"/repos/{r.full_name}/commits/{sha}/pulls")
         return 200, chunk, links
+
+    # ---- commit statuses ------------------------------------------------------------------------------
+    def _status_json(self: GitHubEmulator, r: Repo, status: Status) -> dict[str, Any]:
+        out = self.shapes.rewrite(example("status"))
+        creator = self._user_json(status.creator)
+        out.update(
+            url=f"{self._repo_api(r)}/statuses/{status.sha}",
+            avatar_url=creator["avatar_url"],
+            id=status.id,
+            node_id=f"SC_{status.id}",
+            state=status.state,
+            description=status.description,
+            target_url=status.target_url,
+            context=status.context,
+            created_at=status.created_at,
+            updated_at=status.created_at,
+            creator=creator,
+        )
+        return out  # type: ignore[no-any-return]
+
+    @route("POST", r"/statuses/(?P<sha>[^/]+)")
+    def create_status(self: GitHubEmulator, r: Repo, sha: str, body: Any, login: str, **_: Any) -> Result:
+        """The status's creator is whoever the token acts as: no one can create one for another."""
+        docs = "https://docs.github.com/rest/commits/statuses#create-a-commit-status"
+        if not _SHA.match(sha) or not r.bare.has_commit(sha):
+            raise ApiError(422, f"No commit found for SHA: {sha}", docs)
+        context = str(body.get("context") or "default")
+        same = [s for s in r.statuses if s.sha == sha and s.context.lower() == context.lower()]
+        if len(same) >= 1000:
+            raise _validation(
+                docs,
+                resource="Status",
+                code="custom",
+                message="This SHA and context has reached the maximum number of statuses.",
+            )
+        status = self._new_status(
+            r, sha, str(body["state"]), context, body.get("description"), body.get("target_url"), login
+        )
+        location = f"{self._repo_api(r)}/statuses/{sha}"
+        return 201, self._status_json(r, status), [("Location", location)]
+
+    def _statuses(self: GitHubEmulator, r: Repo, ref: str, query: dict[str, str], path: str) -> Result:
+        sha = r.bare.resolve(ref)
+        if sha is None:
+            raise _not_found()
+        newest_first = [self._status_json(r, s) for s in reversed(r.statuses) if s.sha == sha]
+        chunk, links = self._paginate(newest_first, query, path)
+        return 200, chunk, links
+
+    @route("GET", r"/commits/(?P<ref>[^/]+)/statuses")
+    def list_statuses(self: GitHubEmulator, r: Repo, ref: str, query: dict[str, str], **_: Any) -> Result:
+        return self._statuses(r, ref, query, f"/repos/{r.full_name}/commits/{ref}/statuses")
+
+    @route("GET", r"/statuses/(?P<sha>[^/]+)")
+    def list_statuses_legacy(
+        self: GitHubEmulator, r: Repo, sha: str, query: dict[str, str], **_: Any
+    ) -> Result:
+        """`GET /repos/{o}/{r}/statuses/{ref}`, the legacy route PyGithub's `get_statuses` uses."""
+        return self._statuses(r, sha, query, f"/repos/{r.full_name}/statuses/{sha}")
 
     # ---- pull requests --------------------------------------------------------------------------------
     def _pull(self: GitHubEmulator, r: Repo, number: int | str) -> Pull:

@@ -107,6 +107,20 @@ class Pull:
     closed_at: str | None = None
 
 
+@dataclass
+class Status:
+    """A commit status; `creator` is the login of the token that created it."""
+
+    id: int
+    sha: str
+    state: str
+    context: str
+    description: str | None
+    target_url: str | None
+    creator: str
+    created_at: str
+
+
 @dataclass(frozen=True)
 class Dispatch:
     repo: str
@@ -134,6 +148,7 @@ class Repo:
     labels: dict[str, int] = field(default_factory=dict)
     teams: set[str] = field(default_factory=set)  # "org/slug"
     permissions: dict[str, str] = field(default_factory=dict)
+    statuses: list[Status] = field(default_factory=list)  # in creation order
     next_number: int = 1
 
     @property

@@ -37,7 +37,9 @@ def test_the_pinned_ruff_is_installed_once_and_makes_its_own_diff(
     project: Project, tmp_path: Path, tools_dir: Path
 ) -> None:
     _broken_project(project, f"ruff=={OLD_RUFF}\n")
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=300)
     assert run.skipped_reason is None, run.skipped_reason
     assert (run.version, run.pin_source) == (OLD_RUFF, "requirements-dev.txt")
@@ -73,7 +75,9 @@ def test_a_pin_that_cannot_be_installed_skips_the_fixer_with_the_reason(
     project: Project, tools_dir: Path
 ) -> None:
     _broken_project(project, "ruff==0.0.0.1\n")
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=300)
     assert (run.name, run.version, run.argv, run.exit_code, run.changed_files) == (
         "ruff-format",
@@ -92,7 +96,9 @@ def test_a_pin_that_cannot_be_installed_skips_the_fixer_with_the_reason(
 def test_a_range_the_image_satisfies_uses_the_image(project: Project, tools_dir: Path) -> None:
     major, minor = own_version("ruff").split(".")[:2]
     _broken_project(project, f"ruff>={major}.{minor},<{int(major) + 1}\n")
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tools_dir, timeout=60)
     assert (run.argv[0], run.version) == (str(BIN / "ruff"), own_version("ruff"))
     assert project.read("demo.py") == FIXED_BY_NEW
@@ -102,7 +108,9 @@ def test_an_unwritable_tools_dir_skips_the_fixer(project: Project, tmp_path: Pat
     _broken_project(project, f"ruff=={OLD_RUFF}\n")
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the tools directory should be\n")
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=blocked / "tools", timeout=60)
     assert (run.version, run.argv, run.changed_files) == (OLD_RUFF, [], [])
     assert run.skipped_reason == f"preparing ruff failed: Not a directory ({blocked / 'tools'})"
@@ -113,7 +121,9 @@ def test_without_a_pin_the_tools_dir_is_not_needed(project: Project, tmp_path: P
     _broken_project(project, "ruff\n")
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the tools directory should be\n")
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=blocked / "tools", timeout=60)
     assert (run.version, run.changed_files, run.skipped_reason) == (own_version("ruff"), ["demo.py"], None)
 
@@ -172,7 +182,9 @@ def test_pip_uses_the_configured_index_without_our_tokens(
     monkeypatch.setenv("PIP_INDEX_URL", index.replace("http://", "http://reader:index-password@") + "/simple")
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_" + "x" * 36)
     _broken_project(project, "ruff==0.0.0.2\n")
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
     _Index.seen.clear()
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=120)
     assert run.skipped_reason is not None and run.skipped_reason.startswith("installing ruff==0.0.0.2 failed")

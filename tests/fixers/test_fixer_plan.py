@@ -19,7 +19,7 @@ def test_ruff_format_check_failure_plans_ruff_format(project: Project) -> None:
     project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.ruff]\nline-length = 100\n')
     project.write("src/demo/core.py", UNFORMATTED)
     diagnosis = project.diagnose("ruff format --check .")
-    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     assert (spec.name, spec.args, spec.scope, spec.requirement) == ("ruff-format", (".",), (".",), None)
     assert "pyproject.toml [tool.ruff]" in spec.reason
 
@@ -29,9 +29,11 @@ def test_not_planned_when_the_repository_does_not_configure_the_tool(project: Pr
     project.write("src/demo/core.py", UNFORMATTED)
     diagnosis = project.diagnose("ruff format --check .")
     assert diagnosis.failures  # the log does show ruff format failing
-    assert plan_fixers(project.root, diagnosis, ["auto"]) == []
+    assert plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands) == []
     # asked for by name, it runs all the same
-    assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"])) == ["ruff-format"]
+    assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"], diagnosis.log_commands)) == [
+        "ruff-format"
+    ]
 
 
 def test_not_planned_for_a_test_failure(project: Project) -> None:
@@ -39,7 +41,7 @@ def test_not_planned_for_a_test_failure(project: Project) -> None:
     project.write("test_demo.py", "def test_sum():\n    assert 1 + 1 == 3\n")
     diagnosis = project.diagnose("ruff check .\nruff format --check .\npython -m pytest -q")
     assert {f.tool for f in diagnosis.failures} == {"pytest"}
-    assert plan_fixers(project.root, diagnosis, ["auto"]) == []
+    assert plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands) == []
 
 
 def test_black_keeps_the_options_and_paths_of_the_failing_command(project: Project) -> None:
@@ -47,7 +49,7 @@ def test_black_keeps_the_options_and_paths_of_the_failing_command(project: Proje
     project.write("src/app.py", "def f(a,b):\n    return a+b\n")
     project.write("scripts/tool.py", "x=1\n")
     diagnosis = project.diagnose("black --check --diff -l 100 src")
-    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     assert (spec.name, spec.args, spec.scope) == ("black", ("-l", "100", "src"), ("src",))
 
 
@@ -55,7 +57,7 @@ def test_isort_from_isort_cfg(project: Project) -> None:
     project.write(".isort.cfg", "[settings]\nprofile = black\n")
     project.write("pkg/mod.py", UNSORTED)
     diagnosis = project.diagnose("isort --check-only --diff pkg")
-    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     assert (spec.name, spec.args, spec.scope) == ("isort", ("pkg",), ("pkg",))
 
 
@@ -64,7 +66,7 @@ def test_ruff_check_failure_with_a_pinned_ruff(project: Project) -> None:
     project.write("ruff.toml", '[lint]\nselect = ["F"]\n')
     project.write("app.py", UNSORTED.replace("print(os, sys)", "print(sys)"))
     diagnosis = project.diagnose("ruff check --output-format=github .")
-    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     assert (spec.name, spec.args, spec.scope) == ("ruff-check", (".",), (".",))
     assert spec.requirement is not None and spec.requirement.exact == "0.8.6"
     assert spec.pin_source == "requirements-dev.txt"
@@ -81,7 +83,7 @@ def test_paths_outside_the_repository_fall_back_to_the_repository(project: Proje
         0,
         6000,
     )
-    [spec] = plan_fixers(project.root, diagnosis, ["auto"])
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     assert (spec.args, spec.scope) == ((".",), (".",))
 
 
@@ -119,7 +121,7 @@ repos:
         0,
         6000,
     )
-    plan = plan_fixers(project.root, diagnosis, ["auto"])
+    plan = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     assert [(s.name, s.args, s.requirement.spec if s.requirement else None) for s in plan] == [
         ("isort", ("--profile", "black", "."), "==5.13.2"),
         ("ruff-format", (".",), "==0.8.6"),  # pre-commit's rev, not requirements-dev.txt: pre-commit failed
@@ -131,7 +133,10 @@ def test_generic_failure_falls_back_to_the_commands(project: Project) -> None:
     project.write("pyproject.toml", "[tool.ruff]\n")
     diagnosis = Diagnosis([], ["ruff check src && ruff format --check src"], Category.UNKNOWN, "", 0, 6000)
     project.write("src/a.py", "")
-    assert _names(plan_fixers(project.root, diagnosis, ["auto"])) == ["ruff-check", "ruff-format"]
+    assert _names(plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)) == [
+        "ruff-check",
+        "ruff-format",
+    ]
 
 
 def test_requested_names_run_in_the_fixed_order() -> None:
@@ -166,5 +171,7 @@ def test_an_infrastructure_failure_plans_nothing(project: Project) -> None:
         6000,
         infra_reason="The runner has received a shutdown signal.",
     )
-    assert plan_fixers(project.root, diagnosis, ["auto"]) == []
-    assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"])) == ["ruff-format"]
+    assert plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands) == []
+    assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"], diagnosis.log_commands)) == [
+        "ruff-format"
+    ]

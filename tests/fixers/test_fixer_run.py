@@ -24,7 +24,9 @@ def test_ruff_format_fixes_exactly_what_the_check_reported(project: Project, tmp
     project.write("src/demo/core.py", 'def f(a,):\n    return {  "a":a }\n')
     project.write("src/demo/ok.py", "X = 1\n")
     project.commit()
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check ."), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check ."), ["auto"], ["ruff format --check ."]
+    )
 
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
 
@@ -57,7 +59,7 @@ def test_isort_then_black_whatever_order_they_were_asked_in(project: Project, tm
     project.write("app/main.py", MESSY)
     project.commit()
     diagnosis = project.diagnose("isort --check-only --diff .")
-    plan = plan_fixers(project.root, diagnosis, ["black", "isort"])
+    plan = plan_fixers(project.root, diagnosis, ["black", "isort"], diagnosis.log_commands)
     runs = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
     assert [(r.name, r.changed_files) for r in runs] == [
         ("isort", ["app/main.py"]),
@@ -75,7 +77,12 @@ def test_ruff_check_fix_removes_what_it_can(project: Project, tmp_path: Path) ->
     project.write("ruff.toml", '[lint]\nselect = ["F", "I"]\n')
     project.write("tool.py", "import sys\nimport os\n\nprint(sys.argv)\n")
     project.commit()
-    plan = plan_fixers(project.root, project.diagnose("ruff check --output-format=concise ."), ["auto"])
+    plan = plan_fixers(
+        project.root,
+        project.diagnose("ruff check --output-format=concise ."),
+        ["auto"],
+        ["ruff check --output-format=concise ."],
+    )
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
     assert run.argv[1:] == ["check", "--fix", "--no-cache", "."]
     assert run.changed_files == ["tool.py"]
@@ -87,7 +94,10 @@ def test_nothing_to_fix_is_no_change(project: Project, tmp_path: Path) -> None:
     project.write("app.py", TIDY)
     project.commit()
     plan = plan_fixers(
-        project.root, project.diagnose("python -c 'raise SystemExit(3)'"), ["ruff-format", "black"]
+        project.root,
+        project.diagnose("python -c 'raise SystemExit(3)'"),
+        ["ruff-format", "black"],
+        ["python -c 'raise SystemExit(3)'"],
     )
     runs = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
     assert [(r.name, r.exit_code, r.changed_files) for r in runs] == [
@@ -102,7 +112,7 @@ def test_the_command_paths_limit_the_fix(project: Project, tmp_path: Path) -> No
     project.write("src/a.py", "x=1\n")
     project.write("other/b.py", "y=2\n")
     project.commit()
-    plan = plan_fixers(project.root, project.diagnose("black --check src"), ["auto"])
+    plan = plan_fixers(project.root, project.diagnose("black --check src"), ["auto"], ["black --check src"])
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
     assert (run.argv[1:], run.changed_files, run.restored) == (["src"], ["src/a.py"], [])
     assert project.read("other/b.py") == "y=2\n"
@@ -132,7 +142,9 @@ def test_protected_paths_are_never_changed(project: Project, tmp_path: Path) -> 
     project.write("ci/conf.py", "a=1\n")
     project.write("app.py", "b=2\n")
     project.commit()
-    plan = plan_fixers(project.root, project.diagnose("ruff format --check"), ["auto"])
+    plan = plan_fixers(
+        project.root, project.diagnose("ruff format --check"), ["auto"], ["ruff format --check"]
+    )
     sandbox = Sandbox(project.root, protected=("ci/**",))
     [run] = run_fixers(sandbox, plan, tools_dir=tmp_path / "tools", timeout=60)
     assert run.changed_files == ["app.py"]
@@ -180,7 +192,7 @@ repos:
         "isort....................................................................Failed\n- hook id: isort\n"
     )
     diagnosis = Diagnosis([], ["pre-commit run --all-files"], Category.UNKNOWN, excerpt, 0, 6000)
-    plan = plan_fixers(project.root, diagnosis, ["auto"])
+    plan = plan_fixers(project.root, diagnosis, ["auto"], diagnosis.log_commands)
     [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
     assert run.argv[1:] == ["--profile", "black", "--line-length", "40", "."]
     assert project.read("app.py").startswith(

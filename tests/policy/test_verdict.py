@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+import cmarkgfm
+from cmarkgfm.cmark import Options as CmarkOptions
+
 from ci_autofix.policy import RULES, Finding, Verdict, rules_markdown
 from ci_autofix.policy.table import finding
 
@@ -44,9 +47,12 @@ def test_markdown_escapes_untrusted_paths_and_messages() -> None:
     table_rows = [line for line in text.splitlines() if line.startswith("| ⛔")]
     assert len(table_rows) == 1
     row = table_rows[0]
-    assert "<" not in row.replace("\\<", "")
-    assert "\\[link\\]" in row
     assert len(re.findall(r"(?<!\\)\|", row)) == 5  # the cell pipes are escaped: still four columns
+    html = cmarkgfm.github_flavored_markdown_to_html(text, options=CmarkOptions.CMARK_OPT_UNSAFE)
+    assert html.count("<td") == 4
+    outside = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    assert "<img" not in outside and "<a " not in outside and "<h2" not in outside  # shown as code
+    assert "<code>see &lt;img src=x&gt; | [link](http://evil)</code>" in html
 
 
 def test_markdown_caps_rows() -> None:

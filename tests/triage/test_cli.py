@@ -36,7 +36,7 @@ def test_json_from_stdin() -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["category"] == "test" and data["is_infra"] is False
-    assert data["commands"] == ["python -m pytest -q"]
+    assert data["log_commands"] == ["python -m pytest -q"]
     assert data["failures"][0]["test_id"] == "test_add"
     assert data["budget_tokens"] == 6000
 

@@ -231,7 +231,7 @@ CASES = [
 def test_parser_on_recorded_output(case: Expect) -> None:
     output = (FIXTURES / case.fixture).read_text()
     d = diagnose(github_log(case.command, output))
-    assert d.commands == [case.command]
+    assert d.log_commands == [case.command]
     assert d.category is case.category, [(f.tool, f.kind, f.message) for f in d.failures]
     mine = [f for f in d.failures if f.tool == case.tool]
     assert mine, [(f.tool, f.message) for f in d.failures]

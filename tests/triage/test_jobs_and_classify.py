@@ -24,7 +24,7 @@ def test_matrix_failures_are_listed_once_with_every_job() -> None:
     d = diagnose_jobs(jobs)
     assert d.jobs == ["test (3.11)", "test (3.12)", "test (3.13)"]
     assert d.category is Category.TEST
-    assert d.commands == ["python -m pytest -q"]
+    assert d.log_commands == ["python -m pytest -q"]
     summary = [f for f in d.failures if f.test_id == "tests/test_calc.py::test_add"]
     assert len(summary) == 1
     assert summary[0].where == ["test (3.11)", "test (3.12)", "test (3.13)"]
@@ -40,7 +40,7 @@ def test_distinct_jobs_share_the_budget() -> None:
     assert estimate_tokens(d.excerpt) <= 400
     assert "=== job: lint ===" in d.excerpt and "=== job: test ===" in d.excerpt
     assert {f.tool for f in d.failures} >= {"ruff", "pytest"}
-    assert d.commands == ["ruff check .", "python -m pytest -q"]
+    assert d.log_commands == ["ruff check .", "python -m pytest -q"]
 
 
 def test_a_cancelled_sibling_does_not_hide_the_code_failure() -> None:
@@ -108,4 +108,4 @@ def test_a_passing_test_named_after_an_error_code_is_not_an_outage() -> None:
 def test_unknown_when_nothing_is_recognised() -> None:
     d = diagnose(github_log("./run.sh", "hello\nworld"))
     assert d.category is Category.UNKNOWN
-    assert d.commands == ["./run.sh"]
+    assert d.log_commands == ["./run.sh"]

@@ -48,4 +48,4 @@ def test_bash_command_not_found(tmp_path: Path) -> None:
     [f] = [f for f in d.failures if f.tool == "shell"]
     assert f.test_id == "definitely-not-a-command-xyz"
     assert "definitely-not-a-command-xyz: command not found" in d.excerpt
-    assert d.commands == ["./build.sh"]
+    assert d.log_commands == ["./build.sh"]

@@ -13,7 +13,7 @@ SYNTHETIC = Path(__file__).parent / "fixtures" / "github-synthetic.txt"
 
 def test_github_log_bom_timestamps_and_continuation_lines() -> None:
     d = diagnose(SYNTHETIC.read_bytes())
-    assert d.commands == ["python -m pytest -q"]
+    assert d.log_commands == ["python -m pytest -q"]
     assert d.category is Category.TEST
     [f] = d.failures
     assert (f.test_id, f.file, f.line, f.message) == ("test_add", "tests/test_calc.py", 5, "assert 3 == 4")
@@ -31,14 +31,14 @@ def test_github_log_bom_timestamps_and_continuation_lines() -> None:
 def test_multi_line_script_gives_every_script_line() -> None:
     log = github_log("pip install -e .\npython -m pytest -q\necho done", "FAILED t.py::test_a - assert 0")
     d = diagnose(log)
-    assert d.commands == ["pip install -e .\npython -m pytest -q\necho done"]
+    assert d.log_commands == ["pip install -e .\npython -m pytest -q\necho done"]
 
 
 def test_only_the_failed_step_is_a_failing_command() -> None:
     ok = github_log("echo fine", "fine", exit_code=0)
     failing = github_log("make lint", "src/a.c:3:5: error: expected ';' before '}' token", exit_code=2)
     d = diagnose(ok + failing)
-    assert d.commands == ["make lint"]
+    assert d.log_commands == ["make lint"]
     [f] = [f for f in d.failures if f.tool == "compiler"]
     assert (f.file, f.line, f.column) == ("src/a.c", 3, 5)
 
@@ -66,7 +66,7 @@ def test_travis_folds_prompts_and_exit_line() -> None:
         "\r\nDone. Your build exited with 1.\r\n"
     )
     d = diagnose(log.encode())
-    assert d.commands == ["npm test"]
+    assert d.log_commands == ["npm test"]
     assert d.category is Category.TEST
     jest = {(f.file, f.test_id) for f in d.failures if f.tool == "jest"}
     assert jest == {("test/a.test.js", None), (None, "adds")}
@@ -76,7 +76,7 @@ def test_travis_folds_prompts_and_exit_line() -> None:
 
 def test_travis_prompt_without_exit_line() -> None:
     d = diagnose(b"$ make\ncc -c a.c\na.c:1:1: error: unknown type name 'foo'\nmake: *** [a.o] Error 1\n")
-    assert d.commands == ["make"]
+    assert d.log_commands == ["make"]
     assert d.category is Category.BUILD
 
 

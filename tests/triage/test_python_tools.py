@@ -23,7 +23,7 @@ def test_pytest_assertion(tmp_path: Path) -> None:
     out = run_tool(["pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)], tmp_path)
     d = diagnose(github_log("python -m pytest -q", out))
     assert d.category is Category.TEST
-    assert d.commands == ["python -m pytest -q"]
+    assert d.log_commands == ["python -m pytest -q"]
     tests = {f.test_id for f in d.failures if f.tool == "pytest"}
     assert "test_add" in tests
     assert "tests/test_calc.py::test_add" in tests

@@ -76,7 +76,7 @@ def test_a_20_megabyte_single_line() -> None:
     line = ("x" * 1000 + " error ") * 20_000
     d = diagnose(github_log("make", line).encode())
     assert estimate_tokens(d.excerpt) <= 6000
-    assert d.commands == ["make"]
+    assert d.log_commands == ["make"]
     assert "…[" in d.excerpt  # the giant line is shown as its head and tail
 
 

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 from pathlib import Path
 
 from ci_autofix import shell
 from ci_autofix.agent.failure import ToolFailure
+from ci_autofix.agent.matcher import Matcher, PatternError, TooSlow
 from ci_autofix.sandbox import Sandbox, SandboxViolation
 
 MAX_FILES = 50_000
 MAX_SEARCH_FILE_BYTES = 1024 * 1024
-MAX_SEARCH_TOTAL_BYTES = 200 * 1024 * 1024
+# one search reads at most this much, and matches for at most this long
+MAX_SEARCH_FILES = 5_000
+MAX_SEARCH_TOTAL_BYTES = 50 * 1024 * 1024
+SEARCH_SECONDS = 5.0
 _SKIP_DIRS = {
     ".git",
     "node_modules",
@@ -110,37 +113,55 @@ def search(
     *,
     max_matches: int = 100,
     max_line: int = 200,
+    max_files: int = MAX_SEARCH_FILES,
+    max_bytes: int = MAX_SEARCH_TOTAL_BYTES,
+    seconds: float = SEARCH_SECONDS,
 ) -> str:
+    """Lines matching `pattern` under `path`, as `path:line: text`.
+
+    One search reads at most `max_files` files and `max_bytes` bytes (then says where it stopped)
+    and matches for at most `seconds` in all: a pattern that takes longer is a `ToolFailure` that
+    tells the model to simplify it.
+    """
     try:
-        regex = re.compile(pattern)
-    except re.error as exc:
+        matcher = Matcher(pattern, seconds=seconds)
+    except PatternError as exc:
         raise ToolFailure(f"invalid regular expression {pattern!r}: {exc} (Python `re` syntax)") from None
     prefix = sandbox.relative(path).as_posix()
     prefix = "" if prefix == "." else prefix
     lines_out: list[str] = []
     total = 0
     files_hit = 0
+    files_read = 0
     scanned = 0
     for rel in repo_files(sandbox):
         if not _under(rel, prefix):
             continue
-        if scanned > MAX_SEARCH_TOTAL_BYTES:
-            lines_out.append(
-                f"[... stopped after {MAX_SEARCH_TOTAL_BYTES // 1024 // 1024} MB: narrow the path or glob]"
-            )
-            break
         if glob and not (fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)):
             continue
+        if files_read >= max_files or scanned >= max_bytes:
+            read = f"{files_read} files" if files_read >= max_files else f"{_size(scanned)}"
+            lines_out.append(f"[... stopped after {read}: narrow the path or glob]")
+            break
         target = _readable(sandbox, rel)
         if target is None or not target.is_file() or target.stat().st_size > MAX_SEARCH_FILE_BYTES:
             continue
         data = target.read_bytes()
+        files_read += 1
         scanned += len(data)
         if b"\0" in data[:8192]:
             continue
         hit = False
         for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-            if regex.search(line):
+            try:
+                matched = matcher.search(line)
+            except TooSlow:
+                raise ToolFailure(
+                    f"the pattern took too long (the search stopped after {seconds:g} s, at {rel}:{number}); "
+                    "simplify it: avoid nested or overlapping repetition such as `(a+)+` or `(a|aa)+`, "
+                    "prefer a literal word or an anchored pattern, or narrow the path or glob."
+                ) from None
+            if matched:
                 total += 1
                 hit = True
                 if len(lines_out) < max_matches:
@@ -156,3 +177,7 @@ def search(
         else ""
     )
     return f"{total} matches in {files_hit} files:\n" + "\n".join(lines_out) + more
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024 / 1024:.0f} MB" if count >= 1024 * 1024 else f"{count} bytes"

@@ -187,7 +187,10 @@ def _text_of(content: list[dict[str, Any]]) -> str:
 def first_message(request: AgentRequest, secrets: Sequence[str] = ()) -> dict[str, Any]:
     """The task (ours), then the excerpt (untrusted, cached), then any extra untrusted context."""
     diagnosis = request.diagnosis
-    commands = "\n".join(f"- `{c}`" for c in request.commands) or "- (none found in the log)"
+    commands = (
+        "\n".join(f"- `{c}`" for c in request.commands)
+        or "- (none: no command of the workflow's failed step can be re-run here)"
+    )
     task = request.task.strip() + "\n\n" if request.task.strip() else ""
     intro = prompts.render("agent_task", category=diagnosis.category.value, commands=commands, task=task)
     blocks = [

@@ -35,7 +35,8 @@ class AgentRequest:
     max_cost_usd: float = 2.0
     max_minutes: float = 15.0
     command_timeout: float = 600.0
-    # The failing command(s); empty means the diagnosis's commands.
+    # The failing command(s), from the workflow definition or the inputs (never from the log,
+    # whose text is untrusted): the only commands besides setup/test that the agent may run.
     failing_commands: Sequence[str] = ()
     # Extra untrusted context: verification output of a previous try, review comments, ...
     context: Sequence[UntrustedText] = ()
@@ -48,9 +49,7 @@ class AgentRequest:
 
     @property
     def commands(self) -> list[str]:
-        return list(
-            dict.fromkeys(c.strip() for c in (self.failing_commands or self.diagnosis.commands) if c.strip())
-        )
+        return list(dict.fromkeys(c.strip() for c in self.failing_commands if c.strip()))
 
     @property
     def allowed_commands(self) -> list[str]:

@@ -23,6 +23,7 @@ from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.files import list_tree
 from ci_autofix.agent.files import search as search_files
 from ci_autofix.agent.model import Confidence
+from ci_autofix.reap import Survivors
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox, SandboxViolation, command_argv
 
@@ -188,7 +189,7 @@ class Toolbox:
         return [self.editor.definition(), *(t.definition() for t in self.tools.values())]
 
     def dispatch(self, name: str, arguments: Any) -> tuple[str, bool]:
-        """Run one tool call; returns (text for the model, is_error). Never raises."""
+        """Run one tool call; returns (text for the model, is_error). Raises only `Survivors`."""
         try:
             if name == EDITOR_NAME:
                 if not isinstance(arguments, dict):
@@ -203,6 +204,8 @@ class Toolbox:
             return self._clean(text), False
         except (ToolFailure, SandboxViolation) as exc:
             return self._clean(f"Error: {exc}"), True
+        except Survivors:  # a process we could not kill: the run stops here, whatever the model says
+            raise
         except Exception as exc:  # a tool must never take the loop down
             return self._clean(f"Error: the tool failed ({type(exc).__name__}: {exc})"), True
 
@@ -221,7 +224,8 @@ class Toolbox:
     def search(self, pattern: str, path: str = ".", glob: str | None = None) -> str:
         """Search the repository's files (ignored files left out) for a regular expression.
 
-        Returns matching lines as `path:line: text`, at most 100.
+        Returns matching lines as `path:line: text`, at most 100. One search reads at most
+        5,000 files (50 MB) and stops after 5 seconds of matching: keep patterns simple.
 
         Args:
             pattern: A Python regular expression matched against each line.

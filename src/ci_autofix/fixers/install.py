@@ -20,6 +20,7 @@ from ci_autofix import shell
 from ci_autofix.fixers.catalog import FIXERS
 from ci_autofix.fixers.versions import VERSION, Requirement
 from ci_autofix.redact import redact
+from ci_autofix.sandbox import others_can_run
 
 _READY = ".ci-autofix-ready"
 _VERSION_RE = re.compile(rf"\b({VERSION})\b")
@@ -66,10 +67,11 @@ class Toolbox:
         return self.install(package, requirement)
 
     def own(self, package: str) -> Tool | Unavailable:
-        """The tool that ships with the action: next to our interpreter, else on PATH."""
+        """The tool that ships with the action: next to our interpreter, else on PATH; as root,
+        one the sandbox's uid can run (ours may sit in a home it cannot enter)."""
         if package not in self._own:
             beside = Path(sys.executable).parent / package
-            found = beside if beside.is_file() else shutil.which(package)
+            found = beside if beside.is_file() and _runnable(beside) else _on_path(package)
             if not found:
                 self._own[package] = Unavailable(
                     None, f"{package} is not installed in the action's environment"
@@ -170,6 +172,18 @@ def _label(spec: str) -> str:
     for operator, word in _OPERATORS:
         spec = spec.replace(operator, word)
     return re.sub(r"[^A-Za-z0-9.-]", "_", spec)
+
+
+def _runnable(path: Path) -> bool:
+    return os.geteuid() != 0 or others_can_run(path)
+
+
+def _on_path(package: str) -> str | None:
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = Path(directory) / package
+        if directory and candidate.is_file() and os.access(candidate, os.X_OK) and _runnable(candidate):
+            return str(candidate)
+    return None
 
 
 def _pip_env() -> dict[str, str]:

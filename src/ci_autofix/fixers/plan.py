@@ -56,12 +56,15 @@ def parse_requested(requested: Sequence[str]) -> list[str] | None:
     return [f.name for f in FIXERS if f.name in names]
 
 
-def plan_fixers(root: Path, diagnosis: Diagnosis, requested: Sequence[str]) -> list[FixerSpec]:
+def plan_fixers(
+    root: Path, diagnosis: Diagnosis, requested: Sequence[str], commands: Sequence[str]
+) -> list[FixerSpec]:
+    """`commands`: the failed steps' commands and actions from the workflow (never the log's text)."""
     names = parse_requested(requested)
     if names == []:
         return []
     config = read_repo_config(root)
-    facts = read_commands(diagnosis.commands)
+    facts = read_commands(commands)
     reasons = (
         _auto(diagnosis, facts, config) if names is None else {n: "requested in `fixers`" for n in names}
     )

@@ -40,7 +40,7 @@ def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, time
         raise ValueError(
             f"tools_dir {tools_dir} is inside the repository; installed tools would become part of the fix"
         )
-    git = Git(sandbox.root)
+    git = sandbox.git()  # ours: never the work tree's own .git
     toolbox = Toolbox(tools_dir, timeout=timeout)
     runs = []
     for spec in plan:

@@ -24,10 +24,11 @@ from ci_autofix.policy.checks import (
     risky,
     vacuous,
 )
-from ci_autofix.policy.checks.limits import DEFAULT_PROTECTED, Limits
+from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
+from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
 __all__ = [
     "DEFAULT_PROTECTED",
@@ -70,7 +71,7 @@ def check_diff(
     of a configuration line). Without it, or when it returns None, they work from the hunks.
     """
     limits = Limits(
-        protected=tuple(dict.fromkeys((*DEFAULT_PROTECTED, *protected))),
+        protected=protected_globs(protected),
         max_changed_lines=max_changed_lines,
         max_files=max_files,
     )

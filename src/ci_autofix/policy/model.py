@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from ci_autofix.markdown import code_span
+
 Severity = Literal["block", "flag"]
 Status = Literal["clean", "flagged", "blocked"]
 
@@ -75,7 +77,8 @@ class Verdict:
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
-        """A section for the PR body and the job summary; paths are escaped, code is never quoted."""
+        """A section for the PR body and the job summary. A finding's place and message (which can
+        quote the diff: a path, an expected value) are shown as code, so they cannot render."""
         if not self.findings:
             return "**Patch policy: clean.** No rule of the patch policy matched this diff."
         head = {
@@ -86,20 +89,9 @@ class Verdict:
         rows = ["| | rule | where | what |", "|---|---|---|---|"]
         for f in self.findings[:_MARKDOWN_ROWS]:
             mark = "⛔ block" if f.severity == "block" else "⚠️ flag"
-            rows.append(f"| {mark} | `{f.code}` | {_md_code(f.where)} | {_md_cell(f.message)} |")
+            rows.append(
+                f"| {mark} | `{f.code}` | {code_span(f.where, table=True)} | {code_span(f.message, table=True)} |"
+            )
         if len(self.findings) > _MARKDOWN_ROWS:
             rows.append(f"| | | | … and {len(self.findings) - _MARKDOWN_ROWS} more |")
         return head + "\n\n" + "\n".join(rows)
-
-
-def _md_cell(text: str) -> str:
-    text = " ".join(text.split())
-    for char in "\\|<>*_[]`":
-        text = text.replace(char, "\\" + char)
-    return text
-
-
-def _md_code(text: str) -> str:
-    text = " ".join(text.split()).replace("|", "\\|")
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"

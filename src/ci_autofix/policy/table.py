@@ -109,7 +109,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "protected-path",
         "block",
-        "A protected path is changed (`.github/workflows/**` and the `protected-paths` input).",
+        "A protected path is changed: a file that decides what CI runs (`.github/**`, `action.yml`/`action.yaml` "
+        "anywhere, `.pre-commit-config.yaml`, other CI systems' files) or a `protected-paths` glob.",
     ),
     Rule("binary-file", "block", "A binary file is added, changed or deleted."),
     Rule("symlink", "block", "A symbolic link is added, changed or deleted."),

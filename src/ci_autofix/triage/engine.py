@@ -70,7 +70,7 @@ class Analysis:
     view: LogView
     found: list[Found] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
-    commands: list[str] = field(default_factory=list)
+    log_commands: list[str] = field(default_factory=list)  # claimed by the log text: untrusted
     category: Category = Category.UNKNOWN
     infra_reason: str | None = None
 
@@ -330,8 +330,8 @@ def analyse(log: str | bytes, where: str = "") -> Analysis:
         f.failure.message = redact(f.failure.message)
         if where:
             f.failure.where = [where]
-    analysis.commands, command_spans = _commands(view)
-    analysis.commands = [redact(c) for c in analysis.commands]
+    analysis.log_commands, command_spans = _commands(view)
+    analysis.log_commands = [redact(c) for c in analysis.log_commands]
     claimed: set[int] = set()
     for f in analysis.found:
         claimed.update(range(f.first, f.last + 1))
@@ -349,7 +349,7 @@ def _categorise(view: LogView, analysis: Analysis) -> tuple[Category, str | None
         category, line = signal
         if classify.is_job_level(category) or not located:
             return category, redact(line)
-    return classify.code_category(strong or [f.failure for f in analysis.found], analysis.commands), None
+    return classify.code_category(strong or [f.failure for f in analysis.found], analysis.log_commands), None
 
 
 def dedupe(failures: list[Failure]) -> list[Failure]:
@@ -374,7 +374,7 @@ def diagnose_one(log: str | bytes, *, max_tokens: int, where: str = "") -> Diagn
     failures = dedupe([f.failure for f in analysis.found])
     return Diagnosis(
         failures=failures,
-        commands=analysis.commands,
+        log_commands=analysis.log_commands,
         category=analysis.category,
         excerpt=text,
         excerpt_tokens=estimate_tokens(text),

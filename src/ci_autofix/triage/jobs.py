@@ -55,13 +55,13 @@ def diagnose_jobs(
         parts.append(f"{header}\n{body}" if body else header)
     text = excerpt.fit(redact("\n".join(parts)), max_tokens)
     failures = dedupe([f.failure for _, a in analyses for f in a.found])
-    commands: list[str] = []
+    log_commands: list[str] = []
     for _, a in analyses:
-        commands.extend(c for c in a.commands if c not in commands)
+        log_commands.extend(c for c in a.log_commands if c not in log_commands)
     category, reason = _category([a for _, a in analyses])
     return Diagnosis(
         failures=failures,
-        commands=commands,
+        log_commands=log_commands,
         category=category,
         excerpt=text,
         excerpt_tokens=estimate_tokens(text),

@@ -50,7 +50,10 @@ class Failure:
 @dataclass
 class Diagnosis:
     failures: list[Failure]
-    commands: list[str]  # the failing command(s), as the step ran them
+    # What the log text says the failed step ran (its `##[group]Run` header and echoed script):
+    # a claim that any line the build printed can forge. Never run, allowed or shown as trusted;
+    # the commands ci-autofix runs come from the workflow definition (`ci_autofix.workflows`).
+    log_commands: list[str]
     category: Category
     excerpt: str  # redacted, within the token budget, in log order, with elision markers
     excerpt_tokens: int

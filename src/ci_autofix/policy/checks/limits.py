@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-DEFAULT_PROTECTED = (".github/workflows/**",)
+from ci_autofix.protected import DEFAULT_PROTECTED
 
 
 @dataclass(frozen=True)

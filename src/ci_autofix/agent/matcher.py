@@ -1,0 +1,47 @@
+"""Regular expressions the model writes, matched under a deadline.
+
+Python's `re` backtracks without limit: `(a|aa)+$` on a line of forty `a`s and a `!` runs for
+hours, and nothing can interrupt it from inside the process. The `regex` package (a superset of
+`re`'s syntax, so the model's patterns keep their meaning) takes a `timeout` on every match and
+also answers many patterns `re` backtracks on, such as `(a+)+$`, at once. One `Matcher` serves
+one search: every match gets what is left of the search's time, so the whole search ends by its
+deadline, however many lines it reads.
+"""
+
+from __future__ import annotations
+
+import time
+
+import regex
+
+MAX_PATTERN_CHARS = 1000
+
+
+class PatternError(Exception):
+    """The pattern does not compile; the message says why."""
+
+
+class TooSlow(Exception):
+    """The search reached its deadline."""
+
+
+class Matcher:
+    def __init__(self, pattern: str, *, seconds: float) -> None:
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise PatternError(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS}")
+        try:
+            self._compiled = regex.compile(pattern, regex.VERSION0)
+        except regex.error as exc:
+            raise PatternError(str(exc)) from None
+        self.seconds = seconds
+        self._deadline = time.monotonic() + seconds
+
+    def search(self, text: str) -> bool:
+        """Whether the pattern matches somewhere in `text`; `TooSlow` once the deadline has passed."""
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise TooSlow
+        try:
+            return self._compiled.search(text, timeout=remaining) is not None
+        except TimeoutError:
+            raise TooSlow from None

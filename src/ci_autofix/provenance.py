@@ -1,0 +1,59 @@
+"""Provenance: the commit status by which ci-autofix vouches for a fix commit it made.
+
+After pushing a suggestion branch, propose sets the status `ci-autofix/provenance` on the fix
+commit, described as `fix of <failing head sha> for run <failing run id>`. GitHub records who
+created a status (the identity of the token that made it) and nobody can create one in another
+account's name; a commit id names exactly one content, so a commit amended after the proposal
+carries no such status. Apply believes a suggestion only when the fix commit it is about to push
+carries this status from the trusted identity, and the status names what the record claims.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ci_autofix.github import GitHub, StatusInfo
+from ci_autofix.marker import Suggestion
+
+CONTEXT = "ci-autofix/provenance"
+_DESCRIPTION = re.compile(r"fix of (?P<head>[0-9a-f]{40}) for run (?P<run>[1-9][0-9]{0,19})")
+
+
+@dataclass(frozen=True)
+class Vouched:
+    """What a provenance status says about its commit."""
+
+    head_sha: str
+    run_id: int
+
+
+def description(record: Suggestion) -> str:
+    """The status's description: the failing commit and run the fix was made for (under
+    GitHub's 140 characters)."""
+    return f"fix of {record.head_sha} for run {record.run_id}"
+
+
+def vouch(gh: GitHub, record: Suggestion, target_url: str) -> None:
+    """Mark `record.fix_sha` as made by ci-autofix, as the identity `gh`'s token acts as."""
+    gh.create_status(
+        record.fix_sha,
+        context=CONTEXT,
+        state="success",
+        description=description(record),
+        target_url=target_url,
+    )
+
+
+def vouched_by(statuses: Sequence[StatusInfo], trusted: str) -> Vouched | None:
+    """What the newest provenance status created by `trusted` says, or None when there is none
+    (statuses with our context created by anyone else are ignored: anyone who may write can make
+    them)."""
+    for status in statuses:  # newest first, as GitHub lists them
+        if status.context == CONTEXT and status.creator == trusted:
+            match = _DESCRIPTION.fullmatch(status.description)
+            if status.state != "success" or match is None:
+                return None
+            return Vouched(match["head"], int(match["run"]))
+    return None

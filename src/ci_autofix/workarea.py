@@ -1,0 +1,179 @@
+"""Where code run for the repository runs: a copy of the failing commit, owned by a uid of its own.
+
+`workarea(checkout, sha)` makes, under the system temp dir (TMPDIR respected), a root-owned
+directory (0711) holding:
+
+- `git/`: our private git directory (0700, ours only): its objects come from the checkout's
+  object store (`objects/info/alternates`), its config is the one git wrote at `init`. The fix's
+  tree and commit are made here, and the push goes from here; the sandbox can neither read nor
+  write it.
+- `work/`: the copy of the commit's tree, checked out by our git directory, with a `.git` of
+  its own (one shallow commit, so tools such as `git show HEAD:path` work) that the sandbox owns
+  and our git never reads.
+- `home/` (HOME and the XDG directories), `tmp/` (TMPDIR) and `env/` (the virtualenv): the
+  sandbox's, thrown away at the end.
+- `tools/`: fixer tools we install (ours; the sandbox may run them, not change them).
+
+When we are root, everything the sandbox gets belongs to a dedicated uid and gid picked at
+random in 60000-64999 (inside rootless podman's 65536-uid namespaces) that no account, group
+or running process uses: it owns nothing else, so it cannot read our process's environment,
+write the runner's file-command files (uid 1001's), or reach the checkout's `.git` (which
+`Sandbox` closes to others while commands run). Not root (local `fix`, a non-root self-hosted
+runner): commands run as our own user. Everything is removed at the end, success or halt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import grp
+import os
+import pwd
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ci_autofix.git import Git
+from ci_autofix.sandbox import Sandbox, credential_files
+
+SANDBOX_IDS = range(60000, 65000)
+_FIX_REF = "refs/ci-autofix/fix"
+
+
+@dataclass(frozen=True)
+class Workarea:
+    base: Path
+    work: Path
+    home: Path
+    tmp: Path
+    env_dir: Path
+    tools_dir: Path
+    git_dir: Path
+    head_sha: str
+    uid: int | None  # None: commands run as our own user
+    gid: int | None
+    sealed: tuple[Path, ...]  # the checkout's git data, closed to others while commands run
+
+    @property
+    def git(self) -> Git:
+        """Our git on the copy: our private git directory, the copy as the work tree."""
+        return Git(self.work, git_dir=self.git_dir, work_tree=self.work)
+
+    def sandbox(self, *, protected: Sequence[str], timeout: float) -> Sandbox:
+        return Sandbox(
+            self.work,
+            protected=protected,
+            timeout=timeout,
+            user=self.uid,
+            group=self.gid,
+            home=self.home,
+            tmpdir=self.tmp,
+            git_dir=self.git_dir,
+            sealed=self.sealed,
+        )
+
+    def fix_ref(self, sha: str) -> str:
+        """A ref in our git directory naming `sha`, to fetch it from there."""
+        self.git.run("update-ref", _FIX_REF, sha)
+        return _FIX_REF
+
+
+def sandbox_ids() -> tuple[int, int] | None:
+    """A uid and gid for the sandbox that nothing uses (root only; None when we are not root)."""
+    if os.geteuid() != 0:
+        return None
+    used = {entry.pw_uid for entry in pwd.getpwall()} | {entry.gr_gid for entry in grp.getgrall()}
+    used |= _process_uids()
+    free = [n for n in SANDBOX_IDS if n not in used]
+    if not free:
+        raise RuntimeError("no free uid in 60000-64999 for the sandbox")
+    chosen = secrets.choice(free)
+    return chosen, chosen
+
+
+def _process_uids() -> set[int]:
+    uids: set[int] = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for line in status.read_text().splitlines():
+                if line.startswith(("Uid:", "Gid:")):
+                    uids.update(int(n) for n in line.split()[1:])
+    return uids
+
+
+@contextlib.contextmanager
+def workarea(checkout: Path, head_sha: str) -> Iterator[Workarea]:
+    """A fresh work area for `head_sha` of `checkout`; removed when the block ends."""
+    ids = sandbox_ids()
+    base = Path(tempfile.mkdtemp(prefix="ci-autofix-run-")).resolve()
+    try:
+        base.chmod(0o711)
+        yield _build(checkout, head_sha, base, ids)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _build(checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | None) -> Workarea:
+    source = Git(checkout)
+    objects = Path(source.out("rev-parse", "--path-format=absolute", "--git-common-dir")) / "objects"
+    checkout_git = Path(source.out("rev-parse", "--path-format=absolute", "--absolute-git-dir"))
+    git_dir, work = base / "git", base / "work"
+    Git(base).run("init", "--quiet", "--bare", "--", str(git_dir))
+    git_dir.chmod(0o700)
+    (git_dir / "objects" / "info" / "alternates").write_text(f"{objects}\n", encoding="utf-8")
+    work.mkdir()
+    ours = Git(work, git_dir=git_dir, work_tree=work)
+    ours.run("update-ref", "--no-deref", "HEAD", head_sha)
+    ours.run("read-tree", "--reset", "-u", head_sha)
+    _own_git(ours, git_dir, work, head_sha)
+    home, tmp, env_dir, tools = base / "home", base / "tmp", base / "env", base / "tools"
+    for directory in (
+        home / ".config",
+        home / ".cache",
+        home / ".local" / "share",
+        home / ".local" / "state",
+    ):
+        directory.mkdir(parents=True)
+    for directory in (tmp, env_dir, tools):
+        directory.mkdir(mode=0o700 if directory == tmp else 0o755)
+    tools.chmod(0o755)
+    if ids is not None:
+        for top in (work, home, tmp, env_dir):
+            _chown_tree(top, *ids)
+    sealed = (checkout_git, *_credentials(checkout_git))
+    uid, gid = ids if ids is not None else (None, None)
+    return Workarea(base, work, home, tmp, env_dir, tools, git_dir, head_sha, uid, gid, sealed)
+
+
+def _own_git(ours: Git, git_dir: Path, work: Path, head_sha: str) -> None:
+    """The copy's own `.git`: the one commit, shallow, for the repository's own tools."""
+    ours.run("update-ref", _FIX_REF + "-base", head_sha)
+    copy = Git(work)
+    copy.run("init", "--quiet")
+    copy.run("fetch", "--quiet", "--no-tags", "--depth=1", "--", f"file://{git_dir}", _FIX_REF + "-base")
+    copy.run("update-ref", "--no-deref", "HEAD", head_sha)
+    copy.run("read-tree", "--reset", head_sha)
+    copy.run("update-ref", "-d", "FETCH_HEAD", check=False)
+
+
+def _credentials(checkout_git: Path) -> list[Path]:
+    """Credential files the checkout's config includes (actions/checkout v6 puts one in RUNNER_TEMP)."""
+    config = checkout_git / "config"
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = credential_files(text, checkout_git)
+    runner_temp = os.environ.get("RUNNER_TEMP")
+    if runner_temp:
+        found += sorted(Path(runner_temp).glob("git-credentials-*"))
+    return list(dict.fromkeys(found))
+
+
+def _chown_tree(top: Path, uid: int, gid: int) -> None:
+    os.lchown(top, uid, gid)
+    for directory, dirs, names in os.walk(top):
+        for name in (*dirs, *names):
+            os.lchown(os.path.join(directory, name), uid, gid)

@@ -1,0 +1,437 @@
+"""The commands ci-autofix may run for a failure, read from the workflow definition.
+
+The trusted source of commands: the `run:` of the failed step, in the workflow file the run
+executed, read from git objects at the failing commit (never from the working tree, which code
+run for the repository may have changed). The log only confirms which step failed; text found
+only in a log is never a command.
+
+Matching, as GitHub displays names: a job is shown by its `name:` (with `${{ matrix.* }}`
+substituted), else its id; a job with a matrix whose name has no expression gets the matrix
+values appended, `test (3.11, ubuntu-latest)`. A step is shown by its `name:`, else
+`Run <first line of run>` (or `Run <uses>` for an action). The failed job and step come from
+the API; the matrix values of the failed job are known for sure once its displayed name matches
+exactly one combination, and are substituted in the step's `run:`, `env:` and
+`working-directory`. Any other `${{ ... }}` makes the step not runnable here, and the note says
+which command it would need.
+
+A runnable step keeps what the runner gives it: `working-directory` (inside the repository only),
+`shell:` (`bash` and `sh` as the runner runs them; unset is the runner's `bash -e {0}`; others
+are not run) and the literal `env:` values of the workflow, job and step. Actions (`uses:`),
+composite actions and reusable workflows are not followed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import posixpath
+import re
+import shlex
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ci_autofix.git import Git
+
+WORKFLOWS_DIR = ".github/workflows"
+_EXPRESSION_RE = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.S)
+_MATRIX_RE = re.compile(r"matrix\.([A-Za-z_][\w-]*)")
+_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """A failed step as the API names it: the job's and the step's displayed names."""
+
+    job: str
+    step: str
+    occurrence: int = 0  # how many earlier steps of the job have the same displayed name
+
+
+@dataclass(frozen=True)
+class StepCommand:
+    """A failed step's command, as the workflow defines it."""
+
+    command: str  # what is run: the script, after the step's directory, variables and shell
+    script: str  # the step's `run:`, with the known expressions substituted
+    job: str
+    step: str
+
+
+@dataclass
+class WorkflowCommands:
+    """What the workflow says the failed steps ran."""
+
+    commands: list[StepCommand] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps: never run
+    notes: list[str] = field(default_factory=list)  # failed steps with no command run here, and why
+
+    @property
+    def lines(self) -> list[str]:
+        return list(dict.fromkeys(c.command for c in self.commands))
+
+
+class _NotRunnable(Exception):
+    """Why a step's command cannot be run here (a sentence for the report)."""
+
+
+# ---- reading --------------------------------------------------------------------------------------
+def read_workflow(git: Git, sha: str, path: str) -> dict[str, Any]:
+    """The parsed workflow file `path` at commit `sha`, from git objects.
+
+    Raises `_NotRunnable` (with the reason) when the file does not exist there or is not a workflow.
+    """
+    result = git.run("cat-file", "blob", f"{sha}:{path}", check=False)
+    if not result.ok:
+        raise _NotRunnable(f"the workflow file `{path}` does not exist at {sha[:12]}")
+    try:
+        data = yaml.safe_load(result.output)
+    except yaml.YAMLError as exc:
+        raise _NotRunnable(
+            f"the workflow file `{path}` is not valid YAML ({_first_line(str(exc))})"
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), dict):
+        raise _NotRunnable(f"the workflow file `{path}` has no `jobs:`")
+    return data
+
+
+def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedStep]) -> WorkflowCommands:
+    """The commands of the failed steps, from the workflow `path` as it was at `sha`."""
+    found = WorkflowCommands()
+    if not failed:
+        return found
+    try:
+        workflow = read_workflow(git, sha, path)
+    except _NotRunnable as why:
+        found.notes.append(f"No failed step is re-run here: {why}.")
+        return found
+    for step in failed:
+        try:
+            _add(found, workflow, path, step)
+        except _NotRunnable as why:
+            found.notes.append(
+                f"The failed step `{step.step}` of job `{step.job}` is not re-run here: {why}."
+            )
+    return found
+
+
+def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: FailedStep) -> None:
+    job_id, job, matrix = _find_job(workflow, path, failed.job)
+    steps = job.get("steps")
+    if not isinstance(steps, list):
+        raise _NotRunnable(f"job `{job_id}` in `{path}` has no `steps:`")
+    named = [s for s in steps if isinstance(s, dict) and _step_matches(s, failed.step, matrix)]
+    if len(named) <= failed.occurrence:
+        raise _NotRunnable(f"no step of job `{job_id}` in `{path}` is displayed as `{failed.step}`")
+    step = named[failed.occurrence]
+    if "run" not in step:
+        uses = str(step.get("uses", ""))
+        found.actions.append(uses)
+        raise _NotRunnable(f"it runs the action `{uses}`, and actions (composite ones too) are not followed")
+    script = _substitute(str(step["run"]), matrix, "its `run:`")
+    command = _command(workflow, job, step, script, matrix)
+    found.commands.append(StepCommand(command, script, failed.job, failed.step))
+
+
+# ---- jobs and their matrix -------------------------------------------------------------------------
+def _find_job(workflow: dict[str, Any], path: str, shown: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The job displayed as `shown`, with the matrix values of that combination."""
+    unknown_matrix: list[str] = []
+    for job_id, job in workflow["jobs"].items():
+        if not isinstance(job, dict):
+            continue
+        combinations = _combinations(job)
+        if combinations is None:
+            if _could_be(job, str(job_id), shown):
+                unknown_matrix.append(str(job_id))
+            continue
+        for values in combinations:
+            if shown in _displayed_job_names(job, str(job_id), values):
+                if "uses" in job:
+                    raise _NotRunnable(
+                        f"job `{job_id}` calls the reusable workflow `{job['uses']}`, which is not followed"
+                    )
+                return str(job_id), job, values
+    if unknown_matrix:
+        raise _NotRunnable(
+            f"job `{unknown_matrix[0]}` in `{path}` has a matrix computed at run time, so its values are not known here"
+        )
+    raise _NotRunnable(f"no job in `{path}` is displayed as `{shown}`")
+
+
+def _combinations(job: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The matrix combinations of a job (`[{}]` without a matrix), None when computed at run time."""
+    strategy = job.get("strategy")
+    if strategy is None:
+        return [{}]
+    matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+    if matrix is None:
+        return [{}]
+    if not isinstance(matrix, dict):
+        return None
+    axes: dict[str, list[Any]] = {}
+    for key, values in matrix.items():
+        if key in ("include", "exclude"):
+            continue
+        if not isinstance(values, list):
+            return None
+        axes[str(key)] = values
+    combos = (
+        [dict(zip(axes, chosen, strict=True)) for chosen in itertools.product(*axes.values())] if axes else []
+    )
+    exclude, include = matrix.get("exclude") or [], matrix.get("include") or []
+    if not isinstance(exclude, list) or not isinstance(include, list):
+        return None
+    combos = [c for c in combos if not any(_matches(c, e) for e in exclude if isinstance(e, dict))]
+    originals = [dict(c) for c in combos]
+    for entry in include:
+        if not isinstance(entry, dict):
+            return None
+        entry = {str(k): v for k, v in entry.items()}
+        # GitHub adds an include entry to every combination whose original values it does not
+        # overwrite; an entry that fits none becomes a combination of its own
+        fitting = [
+            i for i, o in enumerate(originals) if all(o.get(k, v) == v for k, v in entry.items() if k in axes)
+        ]
+        for i in fitting:
+            combos[i].update(entry)
+        if not fitting:
+            combos.append(dict(entry))
+    return combos or [{}]
+
+
+def _matches(combo: Mapping[str, Any], pattern: Mapping[str, Any]) -> bool:
+    return all(combo.get(str(k)) == v for k, v in pattern.items())
+
+
+def _shown(value: Any) -> str:
+    """A matrix value as GitHub prints it in a name."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def _displayed_job_names(job: dict[str, Any], job_id: str, values: dict[str, Any]) -> set[str]:
+    name = job.get("name")
+    if isinstance(name, str) and "${{" in name:
+        try:
+            return {_substitute(name, values, "the job's name")}
+        except _NotRunnable:
+            return set()
+    base = name if isinstance(name, str) and name else job_id
+    if not values:
+        return {base}
+    return {f"{base} ({', '.join(_shown(v) for v in values.values())})"}
+
+
+def _could_be(job: dict[str, Any], job_id: str, shown: str) -> bool:
+    name = job.get("name")
+    base = name if isinstance(name, str) and name and "${{" not in name else job_id
+    return shown == base or shown.startswith(f"{base} (")
+
+
+# ---- steps -------------------------------------------------------------------------------------------
+def _step_matches(step: dict[str, Any], shown: str, matrix: dict[str, Any]) -> bool:
+    name = step.get("name")
+    if isinstance(name, str) and name:
+        if "${{" not in name:
+            return name == shown
+        # an expression we cannot evaluate matches anything in its place: this only identifies
+        # the step (the API named it); its command still comes from the workflow
+        pattern = ""
+        for literal, expression in _split_expressions(name):
+            pattern += re.escape(literal)
+            if expression is not None:
+                known = _known(expression, matrix)
+                pattern += re.escape(known) if known is not None else ".*"
+        return re.fullmatch(pattern, shown, re.S) is not None
+    if "run" in step:
+        lines = [line.strip() for line in str(step["run"]).splitlines() if line.strip()]
+        first = _substitute_loosely(lines[0], matrix) if lines else ""
+        return shown in (f"Run {first}", f"Run {lines[0]}" if lines else "Run ")
+    return shown == f"Run {step.get('uses', '')}"
+
+
+def _split_expressions(text: str) -> Iterator[tuple[str, str | None]]:
+    end = 0
+    for match in _EXPRESSION_RE.finditer(text):
+        yield text[end : match.start()], match.group(1)
+        end = match.end()
+    yield text[end:], None
+
+
+def _known(expression: str, matrix: Mapping[str, Any]) -> str | None:
+    match = _MATRIX_RE.fullmatch(expression.strip())
+    if match and match.group(1) in matrix:
+        return _shown(matrix[match.group(1)])
+    return None
+
+
+def _substitute(text: str, matrix: Mapping[str, Any], where: str) -> str:
+    """`text` with its `${{ matrix.* }}` values filled in; any other expression is not known here."""
+    out = ""
+    for literal, expression in _split_expressions(text):
+        out += literal
+        if expression is None:
+            continue
+        known = _known(expression, matrix)
+        if known is None:
+            raise _NotRunnable(
+                f"{where} uses `${{{{ {expression} }}}}`, which only the runner knows, so the command "
+                f"it would need is `{_first_line(text)}` with that value: set `test-command` to it to "
+                "have the fix verified"
+            )
+        out += known
+    return out
+
+
+def _substitute_loosely(text: str, matrix: Mapping[str, Any]) -> str:
+    try:
+        return _substitute(text, matrix, "")
+    except _NotRunnable:
+        return text
+
+
+# ---- the command as the runner runs it ---------------------------------------------------------------
+def _defaults(*levels: dict[str, Any]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for level in levels:
+        defaults = level.get("defaults")
+        run = defaults.get("run") if isinstance(defaults, dict) else None
+        if isinstance(run, dict):
+            merged.update(run)
+    return merged
+
+
+def _command(
+    workflow: dict[str, Any], job: dict[str, Any], step: dict[str, Any], script: str, matrix: dict[str, Any]
+) -> str:
+    defaults = _defaults(workflow, job)
+    shell = step.get("shell", defaults.get("shell"))
+    directory = step.get("working-directory", defaults.get("working-directory"))
+    env: dict[str, str] = {}
+    for level, what in ((workflow, "the workflow's"), (job, "the job's"), (step, "the step's")):
+        env.update(_env(level.get("env"), matrix, what))
+    prelude: list[str] = []
+    if directory is not None and str(directory).strip() not in ("", "."):
+        prelude.append(
+            f"cd -- {shlex.quote(_inside(_substitute(str(directory), matrix, 'its `working-directory`')))}"
+        )
+    prelude += [f"export {name}={shlex.quote(value)}" for name, value in env.items()]
+    body = script.strip("\n")
+    if shell is None:
+        # the runner's default for a `run:` step: `bash -e {0}` (no pipefail)
+        if "|" in body:
+            prelude.append("set +o pipefail")
+    elif shell == "bash":  # `bash --noprofile --norc -eo pipefail {0}`: how a command line is run here
+        pass
+    elif shell == "sh":  # `sh -e {0}`
+        if _SHELL_SYNTAX.search(body):
+            body = f"exec sh -e -c {shlex.quote(body)}"
+    else:
+        raise _NotRunnable(f"it runs with `shell: {shell}`, and only `bash` and `sh` steps are re-run here")
+    return "\n".join([*prelude, body])
+
+
+_PRELUDE_RE = re.compile(r"^(?:cd -- \S.*|export [A-Za-z_][A-Za-z0-9_]*=.*|set \+o pipefail)$")
+
+
+def script_of(command: str) -> str:
+    """A command as `_command` renders it, without the directory, variables and shell set-up
+    lines put before the step's script (for titles and reports)."""
+    lines = command.splitlines()
+    while lines and _PRELUDE_RE.match(lines[0]):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def _env(value: Any, matrix: dict[str, Any], what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _NotRunnable(f"{what} `env:` is computed at run time")
+    env: dict[str, str] = {}
+    for name, raw in value.items():
+        if not _ENV_NAME_RE.match(str(name)):
+            raise _NotRunnable(f"{what} `env:` sets `{name}`, which is not a shell variable name")
+        text = _shown(raw) if raw is not None else ""
+        env[str(name)] = _substitute(text, matrix, f"{what} `env: {name}`")
+    return env
+
+
+def _inside(directory: str) -> str:
+    """The working directory, repository-relative; refused when it leaves the repository."""
+    if directory.startswith("/"):
+        raise _NotRunnable(f"its `working-directory` `{directory}` is not inside the repository")
+    normal = posixpath.normpath(directory)
+    if normal == ".." or normal.startswith("../"):
+        raise _NotRunnable(f"its `working-directory` `{directory}` is not inside the repository")
+    return normal
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+# ---- local runs: a claimed command counts only when a workflow runs it ---------------------------------
+def workflow_steps(git: Git, sha: str) -> list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """Every step of every workflow in `.github/workflows/` at `sha`: (path, workflow, job, step)."""
+    listing = git.run("ls-tree", "-z", "--name-only", f"{sha}:{WORKFLOWS_DIR}", check=False)
+    if not listing.ok:
+        return []
+    found = []
+    for name in sorted(n for n in listing.output.split("\0") if n.endswith((".yml", ".yaml"))):
+        path = f"{WORKFLOWS_DIR}/{name}"
+        try:
+            workflow = read_workflow(git, sha, path)
+        except _NotRunnable:
+            continue
+        for job in workflow["jobs"].values():
+            steps = job.get("steps") if isinstance(job, dict) else None
+            for step in steps if isinstance(steps, list) else []:
+                if isinstance(step, dict):
+                    found.append((path, workflow, job, step))
+    return found
+
+
+def _normal(script: str) -> str:
+    return "\n".join(line.strip() for line in script.strip().splitlines() if line.strip())
+
+
+def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowCommands:
+    """The commands a log claims were run, kept only when a workflow at `sha` has a step running
+    exactly that (then run as that step defines it); the others are named in the notes."""
+    found = WorkflowCommands()
+    steps = workflow_steps(git, sha)
+    for claim in dict.fromkeys(c for c in claims if c.strip()):
+        runs = [s for s in steps if "run" in s[3] and _normal(str(s[3]["run"])) == _normal(claim)]
+        uses = [s for s in steps if str(s[3].get("uses", "")) == claim.strip()]
+        if uses and not runs:
+            found.actions.append(claim.strip())
+            continue
+        if not runs:
+            found.notes.append(
+                f"The log names `{_first_line(claim)}` as the failing command, but no workflow in "
+                f"`{WORKFLOWS_DIR}/` has a step that runs it, so it is not run: pass it with "
+                "`--test-command` to have it run."
+            )
+            continue
+        path, workflow, job, step = runs[0]
+        try:
+            script = _substitute(str(step["run"]), {}, "its `run:`")
+            command = _command(workflow, job, step, script, {})
+        except _NotRunnable as why:
+            found.notes.append(
+                f"The step of `{path}` that runs `{_first_line(claim)}` is not run here: {why}."
+            )
+            continue
+        found.commands.append(
+            StepCommand(command, script, str(job.get("name", "")), str(step.get("name", "")))
+        )
+    return found

@@ -1,0 +1,190 @@
+"""The workflow reader: the failed step's command from the workflow file at the failing commit."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from emulator.sample import commit, git, init_repo
+
+from ci_autofix.git import Git
+from ci_autofix.sandbox import Sandbox
+from ci_autofix.workflows import FailedStep, claimed_commands, failed_step_commands
+
+CI = ".github/workflows/ci.yml"
+WORKFLOW = """\
+name: CI
+on: [push]
+env:
+  FROM_WORKFLOW: top
+defaults:
+  run:
+    shell: bash
+jobs:
+  test:
+    name: tests
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        python: ["3.11", "3.12"]
+        os: [ubuntu-latest]
+        include:
+          - python: "3.13"
+            os: ubuntu-latest
+            experimental: true
+    env:
+      FROM_JOB: job
+    steps:
+      - uses: actions/checkout@v4
+      - name: Run the tests
+        working-directory: pkg
+        env:
+          PY: ${{ matrix.python }}
+          COUNT: 3
+        run: |
+          echo "$PY $FROM_JOB $FROM_WORKFLOW $COUNT" > seen.txt
+          python -m pytest -q
+      - name: Upload with ${{ secrets.TOKEN }}
+        run: ./upload.sh ${{ secrets.TOKEN }}
+      - run: make docs
+        shell: pwsh
+      - run: cd ..
+        working-directory: ../outside
+"""
+LINT = ".github/workflows/lint.yml"
+LINT_WORKFLOW = """\
+on: pull_request
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: ruff format --check .
+      - uses: pre-commit/action@v3.0.1
+  plain:
+    runs-on: ubuntu-latest
+    steps:
+      - run: false | true
+      - run: false | true
+        shell: bash
+      - run: echo "$0" > shell.txt
+        shell: sh
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Git, str]:
+    source = tmp_path / "repo"
+    init_repo(source, {"README.md": "hi\n", "pkg/keep.txt": "x\n"})
+    sha = commit(source, {CI: WORKFLOW, LINT: LINT_WORKFLOW}, "CI")
+    return Git(source), sha
+
+
+def test_an_unnamed_run_step_is_matched_by_its_first_line(repo: tuple[Git, str]) -> None:
+    git_, sha = repo
+    found = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run ruff format --check .")])
+    [command] = found.commands
+    assert command.script == "ruff format --check ."
+    assert command.command == "ruff format --check ."  # `shell: bash` is how command lines run here
+    assert found.notes == []
+
+
+def test_a_matrix_job_gets_its_values_from_the_displayed_name(repo: tuple[Git, str]) -> None:
+    git_, sha = repo
+    found = failed_step_commands(git_, sha, CI, [FailedStep("tests (3.12, ubuntu-latest)", "Run the tests")])
+    [command] = found.commands
+    assert command.script.startswith('echo "$PY')
+    assert command.command.splitlines() == [
+        "cd -- pkg",
+        "export FROM_WORKFLOW=top",
+        "export FROM_JOB=job",
+        "export PY=3.12",
+        "export COUNT=3",
+        'echo "$PY $FROM_JOB $FROM_WORKFLOW $COUNT" > seen.txt',
+        "python -m pytest -q",
+    ]
+    included = failed_step_commands(
+        git_, sha, CI, [FailedStep("tests (3.13, ubuntu-latest, true)", "Run the tests")]
+    )
+    assert "export PY=3.13" in included.commands[0].command.splitlines()
+
+
+def test_the_command_runs_in_its_directory_with_its_variables(repo: tuple[Git, str], tmp_path: Path) -> None:
+    git_, sha = repo
+    found = failed_step_commands(git_, sha, CI, [FailedStep("tests (3.11, ubuntu-latest)", "Run the tests")])
+    checkout = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", str(git_.repo), str(checkout)], check=True)
+    script = found.commands[0].command.replace("python -m pytest -q", "true")
+    assert Sandbox(checkout).run_command_line(script).ok
+    assert (checkout / "pkg" / "seen.txt").read_text() == "3.11 job top 3\n"
+
+
+def test_the_default_shell_has_no_pipefail_and_bash_and_sh_are_as_the_runner_runs_them(
+    repo: tuple[Git, str], tmp_path: Path
+) -> None:
+    git_, sha = repo
+    failed = [FailedStep("plain", "Run false | true", 0), FailedStep("plain", "Run false | true", 1)]
+    found = failed_step_commands(git_, sha, LINT, [*failed, FailedStep("plain", 'Run echo "$0" > shell.txt')])
+    default, explicit, sh = (c.command for c in found.commands)
+    assert default == "set +o pipefail\nfalse | true"
+    assert explicit == "false | true"
+    checkout = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", str(git_.repo), str(checkout)], check=True)
+    box = Sandbox(checkout)
+    assert box.run_command_line(default).ok
+    assert not box.run_command_line(explicit).ok
+    assert box.run_command_line(sh).ok and (checkout / "shell.txt").read_text() == "sh\n"
+
+
+def test_actions_unknown_expressions_other_shells_and_outside_directories_are_not_run(
+    repo: tuple[Git, str],
+) -> None:
+    git_, sha = repo
+    steps = [
+        FailedStep("tests (3.11, ubuntu-latest)", "Upload with ***"),
+        FailedStep("tests (3.11, ubuntu-latest)", "Run make docs"),
+        FailedStep("tests (3.11, ubuntu-latest)", "Run cd .."),
+    ]
+    found = failed_step_commands(git_, sha, CI, steps)
+    assert found.commands == []
+    upload, pwsh, outside = found.notes
+    actions = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run pre-commit/action@v3.0.1")])
+    assert actions.commands == [] and actions.actions == ["pre-commit/action@v3.0.1"]
+    assert "runs the action `pre-commit/action@v3.0.1`" in actions.notes[0]
+    assert "`${{ secrets.TOKEN }}`" in upload and "`./upload.sh ${{ secrets.TOKEN }}`" in upload
+    assert "test-command" in upload
+    assert "`shell: pwsh`" in pwsh
+    assert "`../outside` is not inside the repository" in outside
+
+
+def test_a_step_or_job_that_does_not_match_and_a_missing_workflow_say_so(repo: tuple[Git, str]) -> None:
+    git_, sha = repo
+    found = failed_step_commands(
+        git_, sha, LINT, [FailedStep("lint", "Run something else"), FailedStep("deploy", "Run x")]
+    )
+    assert found.commands == []
+    assert "no step of job `lint`" in found.notes[0] and "`Run something else`" in found.notes[0]
+    assert "no job in `.github/workflows/lint.yml` is displayed as `deploy`" in found.notes[1]
+    missing = failed_step_commands(git_, sha, ".github/workflows/nope.yml", [FailedStep("lint", "Run x")])
+    assert missing.commands == []
+    assert "`.github/workflows/nope.yml` does not exist at" in missing.notes[0]
+
+
+def test_the_workflow_is_read_at_the_commit_not_from_the_working_tree(repo: tuple[Git, str]) -> None:
+    git_, sha = repo
+    (git_.repo / LINT).write_text(LINT_WORKFLOW.replace("ruff format --check .", "touch pwned"))
+    git(git_.repo, "add", LINT)  # even staged, it is not the commit's
+    found = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run touch pwned")])
+    assert found.commands == []
+    found = failed_step_commands(git_, sha, LINT, [FailedStep("lint", "Run ruff format --check .")])
+    assert [c.command for c in found.commands] == ["ruff format --check ."]
+
+
+def test_a_claimed_command_counts_locally_only_when_a_workflow_runs_it(repo: tuple[Git, str]) -> None:
+    git_, sha = repo
+    found = claimed_commands(git_, sha, ["ruff format --check .", "touch pwned", "pre-commit/action@v3.0.1"])
+    assert [c.command for c in found.commands] == ["ruff format --check ."]
+    assert found.actions == ["pre-commit/action@v3.0.1"]
+    [note] = found.notes
+    assert "`touch pwned`" in note and "--test-command" in note
