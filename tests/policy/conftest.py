@@ -111,3 +111,25 @@ class Kinds:
 def kinds() -> Kinds:
     """File contents other than text: a symlink, an executable, a submodule commit."""
     return Kinds()
+
+
+Mode = str  # "hunks": the bare diff; "contents": the diff plus the blobs it names, read from git
+
+
+@pytest.fixture
+def check_in(repo: Repo) -> Callable[..., Verdict]:
+    """`check_in(mode, before, after, **options)`: the verdict on the diff of two commits.
+
+    In "contents" mode the policy may read the whole before and after files through the blob
+    ids that `git diff --full-index` prints; in "hunks" mode it has only the diff.
+    """
+
+    def verdict(mode: Mode, before: Files, after: Files, **options: object) -> Verdict:
+        base = repo.commit(before, "before")
+        head = repo.commit(after, "after")
+        diff = repo.git.diff(base, head)
+        if mode == "contents":
+            options["read_blob"] = lambda oid: repo.git.run("cat-file", "blob", oid, check=False).output
+        return check_diff(diff, **options)  # type: ignore[arg-type]
+
+    return verdict

@@ -12,7 +12,18 @@ from collections.abc import Callable, Iterator, Sequence
 
 from unidiff.errors import UnidiffParseError
 
-from ci_autofix.policy.checks import assertions, dependencies, files, markers, risky
+from ci_autofix.policy import contents
+from ci_autofix.policy.checks import (
+    assertions,
+    collection,
+    dependencies,
+    exits,
+    files,
+    infra,
+    markers,
+    risky,
+    vacuous,
+)
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
@@ -32,7 +43,17 @@ __all__ = [
 ]
 
 Family = Callable[[Sequence[FileDiff], Limits], Iterator[Finding]]
-FAMILIES: tuple[Family, ...] = (files.check, markers.check, assertions.check, risky.check, dependencies.check)
+FAMILIES: tuple[Family, ...] = (
+    files.check,
+    markers.check,
+    assertions.check,
+    exits.check,
+    vacuous.check,
+    collection.check,
+    infra.check,
+    risky.check,
+    dependencies.check,
+)
 
 
 def check_diff(
@@ -41,8 +62,14 @@ def check_diff(
     protected: Sequence[str] = DEFAULT_PROTECTED,
     max_changed_lines: int = 200,
     max_files: int = 10,
+    read_blob: contents.BlobReader | None = None,
 ) -> Verdict:
-    """Every rule of the policy applied to `diff`; an unparseable diff is blocked, not an error."""
+    """Every rule of the policy applied to `diff`; an unparseable diff is blocked, not an error.
+
+    `read_blob(oid)` may return the text of a blob the diff names (`index <old>..<new>`); the
+    rules then see whole files (Python skips resolved through imports and aliases, the section
+    of a configuration line). Without it, or when it returns None, they work from the hunks.
+    """
     limits = Limits(
         protected=protected_globs(protected),
         max_changed_lines=max_changed_lines,
@@ -68,8 +95,12 @@ def check_diff(
                 )
             ]
         )
+    contents.attach(parsed, read_blob)
     found = [f for family in FAMILIES for f in family(parsed, limits)]
-    unique = list(dict.fromkeys(_printable(f) for f in found))
+    first: dict[tuple[str, str | None, int | None], Finding] = {}
+    for each in map(_printable, found):
+        first.setdefault((each.code, each.path, each.line), each)
+    unique = list(first.values())
     unique.sort(key=lambda f: (f.severity != "block", f.path or "", f.line or 0, f.code))
     return Verdict(unique)
 

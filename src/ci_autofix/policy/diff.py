@@ -1,19 +1,25 @@
 """A unified diff as the rules see it: files, hunks and lines, each line with its source views.
 
-Parsed with unidiff from text that kept its bytes (str, or bytes decoded with
-surrogateescape, so lone CRs and invalid UTF-8 survive). Paths that git C-quotes (a tab, a
-quote, a backslash or a newline in the name, or non-ASCII without `core.quotePath=false`)
-are decoded; paths are given without their `a/` and `b/` prefixes.
+Parsed from text that kept its bytes (str, or bytes decoded with surrogateescape, so lone CRs
+and invalid UTF-8 survive). A git diff is split at its `diff --git` lines and each file's paths
+are read by git's own rules (`header.py`): C-quoted names decoded, `a/`/`b/` (or mnemonic)
+prefixes removed only when the header shows them, `--no-prefix` diffs and names with spaces
+read whole, `rename from`/`rename to` taken as written; unidiff parses each file's hunks. A
+diff without `diff --git` lines (plain `diff -u`) is parsed by unidiff alone. Paths are given
+without their prefixes.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
+from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchedFile, PatchSet
 
+from ci_autofix.policy.header import Header, c_unquote, read_header, split_sections
 from ci_autofix.policy.source import Language, View, is_test_path, language_of, scan
 
 LineKind = Literal["+", "-", " "]
@@ -47,13 +53,14 @@ class Hunk:
     lines: list[Line]
     in_tests: bool = False
 
-    @property
+    # a hunk's lines are fixed once it is parsed: these are computed once
+    @cached_property
     def added(self) -> list[Line]:
-        return [line for line in self.lines if line.added]
+        return [line for line in self.lines if line.kind == "+"]
 
-    @property
+    @cached_property
     def removed(self) -> list[Line]:
-        return [line for line in self.lines if line.removed]
+        return [line for line in self.lines if line.kind == "-"]
 
     def side(self, new: bool) -> list[Line]:
         """The lines of the new file (context and added) or of the old file (context and removed)."""
@@ -72,6 +79,10 @@ class FileDiff:
     hunks: list[Hunk]
     language: Language
     is_test: bool
+    old_blob: str | None = None  # the blob ids of `index <old>..<new>` (`--full-index` gives them whole)
+    new_blob: str | None = None
+    old_text: str | None = None  # the whole file, when known (`contents.attach`)
+    new_text: str | None = None
 
     @property
     def lines(self) -> list[Line]:
@@ -93,15 +104,38 @@ class FileDiff:
 def parse(diff: str | bytes) -> list[FileDiff]:
     """The files of a unified diff. Raises unidiff's `UnidiffParseError` when it is not one."""
     text = diff.decode("utf-8", "surrogateescape") if isinstance(diff, bytes) else diff
-    return [_file(patched) for patched in PatchSet.from_string(text)]
+    sections = split_sections(text)
+    if sections is None:
+        return [_file(patched, _unidiff_header(patched)) for patched in PatchSet.from_string(text)]
+    files = []
+    for header_lines, body in sections:
+        header = read_header(header_lines)
+        patched_files = list(PatchSet.from_string(body)) if body else []
+        if len(patched_files) > 1:
+            raise UnidiffParseError(f"more than one file under one diff --git header ({header.describe()})")
+        files.append(_file(patched_files[0] if patched_files else None, header))
+    return files
 
 
-def _file(patched: PatchedFile) -> FileDiff:
+def _unidiff_header(patched: PatchedFile) -> Header:
     source = _strip_prefix(patched.source_file)
     target = _strip_prefix(patched.target_file)
-    if patched.is_added_file:
+    return Header(
+        old_path=source,
+        new_path=target,
+        added=bool(patched.is_added_file),
+        deleted=bool(patched.is_removed_file),
+        binary=bool(patched.is_binary_file),
+        old_mode=_mode(patched, "source_mode"),
+        new_mode=_mode(patched, "target_mode"),
+    )
+
+
+def _file(patched: PatchedFile | None, header: Header) -> FileDiff:
+    source, target = header.old_path, header.new_path
+    if header.added:
         status: Status = "added"
-    elif patched.is_removed_file:
+    elif header.deleted:
         status = "deleted"
     elif source is not None and target is not None and source != target:
         status = "renamed"
@@ -114,15 +148,17 @@ def _file(patched: PatchedFile) -> FileDiff:
         path=path,
         old_path=source if status == "renamed" else None,
         status=status,
-        binary=bool(patched.is_binary_file),
-        old_mode=_mode(patched, "source_mode"),
-        new_mode=_mode(patched, "target_mode"),
+        binary=header.binary or bool(patched is not None and patched.is_binary_file),
+        old_mode=header.old_mode,
+        new_mode=header.new_mode,
         hunks=[],
         language=language,
         is_test=is_test_path(path) or (status == "deleted" and old_is_test),
+        old_blob=header.old_blob,
+        new_blob=header.new_blob,
     )
     seen_test_context = False
-    for unihunk in patched:
+    for unihunk in patched if patched is not None else ():
         lines: list[Line] = []
         for uniline in unihunk:
             kind = _KINDS.get(uniline.line_type)
@@ -171,31 +207,6 @@ def _strip_prefix(name: str | None) -> str | None:
     if name.startswith(("a/", "b/")):
         name = name[2:]
     return name
-
-
-_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-
-
-def c_unquote(quoted: str) -> str:
-    """Undo git's C-style quoting of a path (the part between the double quotes)."""
-    out = bytearray()
-    i = 0
-    while i < len(quoted):
-        char = quoted[i]
-        if char == "\\" and i + 1 < len(quoted):
-            nxt = quoted[i + 1]
-            if nxt in _C_ESCAPES:
-                out.append(_C_ESCAPES[nxt])
-                i += 2
-                continue
-            octal = re.match(r"[0-3][0-7]{2}", quoted[i + 1 : i + 4])
-            if octal:
-                out.append(int(octal.group(0), 8))
-                i += 4
-                continue
-        out += char.encode("utf-8", "surrogateescape")
-        i += 1
-    return out.decode("utf-8", "surrogateescape")
 
 
 def is_symlink_mode(mode: str | None) -> bool:

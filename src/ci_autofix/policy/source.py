@@ -160,6 +160,7 @@ def scan(lines: Sequence[str], language: Language) -> list[View]:
     syntax = _SYNTAX.get(language)
     if syntax is None:
         return [View(line, "", line) for line in lines]
+    special = _special(syntax)
     views: list[View] = []
     # what we are inside of at the start of a line: None, ("comment", close) or ("string", close, escapes)
     inside: tuple[str, str, bool] | None = None
@@ -192,6 +193,13 @@ def scan(lines: Sequence[str], language: Language) -> list[View]:
                 code.append(close)
                 i = end + len(close)
                 inside = None
+                continue
+            plain = special.search(line, i)  # copy the run of ordinary characters in one step
+            stop = plain.start() if plain else n
+            if stop > i:
+                code.append(line[i:stop])
+                bare.append(line[i:stop])
+                i = stop
                 continue
             char = line[i]
             if line.startswith(syntax.line_comments, i) and (
@@ -246,6 +254,22 @@ def scan(lines: Sequence[str], language: Language) -> list[View]:
     return views
 
 
+_SPECIALS: dict[int, re.Pattern[str]] = {}
+
+
+def _special(syntax: _Syntax) -> re.Pattern[str]:
+    """The characters where something other than plain code may start, for this syntax."""
+    key = id(syntax)
+    if key not in _SPECIALS:
+        starts = {c[0] for c in syntax.line_comments} | {s[0][0] for s in syntax.strings}
+        if syntax.block_comment:
+            starts.add(syntax.block_comment[0][0])
+        if syntax.rust_literals:
+            starts |= {"b", "r", "'"}
+        _SPECIALS[key] = re.compile("[" + re.escape("".join(sorted(starts))) + "]")
+    return _SPECIALS[key]
+
+
 def _ident(char: str) -> bool:
     return char.isalnum() or char == "_"
 
@@ -266,3 +290,28 @@ def _string_end(line: str, start: int, close: str, escapes: bool) -> int:
                 i = end + 1
                 continue
         return end
+
+
+_COLLECTED = re.compile(
+    r"""(?x)
+    ^(?:test_.*\.py|.*_test\.py                                  # pytest's default python_files
+     |.*\.(?:test|spec)\.[cm]?[jt]sx?                            # jest, vitest, mocha
+     |.*_test\.go                                                # go test
+     |(?:Test\w*|\w*(?:Test|Tests|TestCase|IT))\.(?:java|kt|scala|groovy)  # surefire, failsafe
+    )$"""
+)
+
+
+def is_collected_test(path: str) -> bool:
+    """A file the language's test runner collects by default (pytest, jest/vitest, go test, surefire,
+    a Rust integration test directly under `tests/`); other languages: `is_test_path`.
+    """
+    pure = PurePosixPath(path)
+    language = language_of(path)
+    if language is Language.JS and "__tests__" in pure.parts[:-1]:
+        return True
+    if language is Language.RUST:
+        return (len(pure.parts) >= 2 and pure.parts[-2] == "tests") or is_test_path(path)
+    if language in (Language.PYTHON, Language.JS, Language.GO, Language.JAVA):
+        return bool(_COLLECTED.match(pure.name))
+    return is_test_path(path)

@@ -22,14 +22,17 @@ RULES: tuple[Rule, ...] = (
     Rule("unparseable-diff", "block", "The diff cannot be parsed, so nothing in it can be checked."),
     Rule("test-file-deleted", "block", "A test file is deleted."),
     Rule(
-        "test-file-renamed-away", "block", "A test file is renamed to a path that is no longer a test file."
+        "test-file-renamed-away",
+        "block",
+        "A test file is renamed to a path its runner does not collect (a rename is a deletion plus an addition).",
     ),
     Rule(
         "skip-marker-added",
         "block",
         "A skip, xfail, ignore or disabled marker is added to a test "
         "(`pytest.mark.skip/skipif/xfail`, `unittest.skip`, `it.skip`, `xit`, `describe.skip`, Go `t.Skip`, "
-        "Rust `#[ignore]`, JUnit `@Disabled`/`@Ignore`).",
+        "Rust `#[ignore]`, JUnit `@Disabled`/`@Ignore`/`@EnabledIf…`), also through an alias, `getattr`, "
+        'bracket notation (`it["skip"]`), destructuring or a helper (`tb.SkipNow()`).',
     ),
     Rule(
         "only-marker-added",
@@ -41,7 +44,67 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "test-emptied",
         "block",
-        "A test body is emptied, replaced by `pass`/`return`, or returns before its code runs.",
+        "A test body is emptied, replaced by `pass`/`return`, or returns before its code runs "
+        "(also behind an `if`, such as an environment check, at its start).",
+    ),
+    Rule(
+        "assertion-vacuous",
+        "block",
+        "An assertion can no longer fail: `or True`, a value compared with itself, its failure caught "
+        "(`except AssertionError`, an empty `catch`), a guard that is never true (`if (false)`), or a "
+        "failure turned into a log line (`t.Fatalf` to `t.Logf`).",
+    ),
+    Rule(
+        "assertion-widened",
+        "block",
+        "An expected exception is widened to any exception (`pytest.raises(Exception)`, `toThrow()`, "
+        "`assertThrows(Exception.class, …)`, a bare `#[should_panic]`).",
+    ),
+    Rule(
+        "test-removed",
+        "block",
+        "The diff has fewer test definitions than before: a test renamed out of the runner's pattern "
+        "or its `#[test]`/`@Test` removed (counted over the whole diff, so moved tests are fine).",
+    ),
+    Rule(
+        "test-case-removed",
+        "block",
+        "A row of a parametrized test table is removed (`parametrize`, `test.each`, a Go table, `@CsvSource`).",
+    ),
+    Rule(
+        "exit-in-test",
+        "block",
+        "Test code ends the process (`raise SystemExit`, `os._exit`, `process.exit`, `os.Exit(0)`, "
+        "`std::process::exit`, `System.exit`).",
+    ),
+    Rule(
+        "collection-hook-added",
+        "block",
+        "A pytest hook or setting drops tests from collection or rewrites results (`collect_ignore`, "
+        "`pytest_collection_modifyitems`, `pytest_runtest_makereport`, `report.outcome = …`).",
+    ),
+    Rule(
+        "test-selection-narrowed",
+        "block",
+        "The test run is narrowed: `-k`, `-m`, `--deselect`, `--ignore` in `addopts` or a test script, a "
+        "new `testpaths`/`python_files`, jest `testPathIgnorePatterns`, a Go build tag or Rust `cfg` on a "
+        "test file.",
+    ),
+    Rule(
+        "test-command-neutered",
+        "block",
+        "A test command no longer fails on failure (a fallback to `true` or `exit 0`, a Makefile `-` recipe, nox "
+        "`success_codes`, tox `ignore_outcome`, Maven `testFailureIgnore`, Gradle `ignoreFailures`).",
+    ),
+    Rule(
+        "import-hook-file",
+        "block",
+        "A file Python runs at start-up is added or changed (`sitecustomize.py`, `usercustomize.py`, `*.pth`).",
+    ),
+    Rule(
+        "git-filter-attribute",
+        "block",
+        "`.gitattributes` gains a `filter=`, `diff=` or `merge=` driver, which makes git run a command.",
     ),
     Rule(
         "protected-path",
@@ -53,10 +116,25 @@ RULES: tuple[Rule, ...] = (
     Rule("symlink", "block", "A symbolic link is added, changed or deleted."),
     Rule("mode-change", "block", "A file's mode changes (for example it becomes executable)."),
     Rule("submodule-change", "block", "A submodule is added, moved or removed."),
-    Rule("secret-added", "block", "An added line looks like a secret (a token, key or password)."),
+    Rule(
+        "secret-added",
+        "block",
+        "An added line looks like a secret (a token, key or password), also when it is split across "
+        "string literals.",
+    ),
     Rule("too-many-changed-lines", "block", "The diff changes more lines than `max-changed-lines`."),
     Rule("too-many-files", "block", "The diff changes more files than `max-files`."),
-    Rule("expected-value-changed", "flag", "An expected value in an assertion or test table changes."),
+    Rule(
+        "test-infra-changed",
+        "flag",
+        "Test infrastructure changes: conftest files, pytest/tox/nox configuration, jest/vitest "
+        "configuration, package.json test scripts, Makefile test targets, build constraints of test files.",
+    ),
+    Rule(
+        "expected-value-changed",
+        "flag",
+        "An expected value in an assertion or test table changes (a reflow that keeps every token is not a change).",
+    ),
     Rule(
         "suppression-added",
         "flag",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -174,6 +176,64 @@ def _brace_function(side: list[Line], index: int) -> _Function:
     return _Function(_key(side[index]), side[index:], side[index + 1 :], False)
 
 
+_GUARD_ONE_LINE = re.compile(r"^(?:if\b.*(?::|\)|\{)\s*(?:return\b[^;]*;?|pass)\s*\}?\s*;?$)")
+_GUARD_OPEN = re.compile(r"^if\b.*(?::|\{|\))$")
+
+
+def _guard(statements: list[Line]) -> Line | None:
+    """An added `if ...: return` (or `if (...) { return; }`) as a test's first statement, with code after it."""
+    if not statements or not statements[0].added:
+        return None
+    first = statements[0].view.code.strip()
+    if _GUARD_ONE_LINE.match(first) and len(statements) > 1:
+        return statements[0]
+    if _GUARD_OPEN.match(first) and len(statements) > 2 and _neutral(statements[1]):
+        first_indent = len(statements[0].text) - len(statements[0].text.lstrip())
+        rest = [s for s in statements[2:] if len(s.text) - len(s.text.lstrip()) <= first_indent]
+        if rest and any(not _neutral(s) for s in rest):
+            return statements[0]
+    return None
+
+
+def _return_before_checks(func: _Function, statements: list[Line]) -> Line | None:
+    """An added `return` of the test itself (bare, or under an `if`) with assertions after it.
+
+    Python only: a `return` inside a nested function, lambda or class belongs to that, and is not counted.
+    """
+    header_indent = _indent(func.lines[0])
+    for index, line in enumerate(statements):
+        if not line.added:
+            continue
+        text = line.view.code.strip()
+        guarded = (
+            bool(_GUARD_OPEN.match(text)) and index + 1 < len(statements) and _neutral(statements[index + 1])
+        )
+        bare_return = _neutral(line) and text.startswith("return")
+        if not (bare_return or guarded or _GUARD_ONE_LINE.match(text)):
+            continue
+        owner = next(
+            (
+                s
+                for s in reversed(statements[:index])
+                if _indent(s) < _indent(line) and _OWNER.search(s.view.code)
+            ),
+            None,
+        )
+        if owner is not None and _indent(owner) > header_indent:
+            continue  # the return of a nested function or class
+        if any(_ASSERT_PY.search(s.view.code) for s in statements[index + 1 :]):
+            return line
+    return None
+
+
+_OWNER = re.compile(r"^\s*(?:async\s+)?(?:def|class)\b|\blambda\b")
+_ASSERT_PY = re.compile(r"(?:^|;)\s*assert\b|\bself\s*\.\s*assert\w*\s*\(|\bpytest\s*\.\s*raises\s*\(")
+
+
+def _indent(line: Line) -> int:
+    return len(line.text.expandtabs()) - len(line.text.expandtabs().lstrip())
+
+
 def _key(line: Line) -> str:
     return " ".join(line.view.bare.split())
 
@@ -184,6 +244,18 @@ def _emptied(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         if not any(line.added for line in func.lines) and not any(line.removed for line in hunk.lines):
             continue
         statements = _statements(func, file.language)
+        guard = _guard(statements) or (
+            _return_before_checks(func, statements) if file.language is Language.PYTHON else None
+        )
+        if guard:
+            yield finding(
+                "test-emptied",
+                "A guarded early return is added at the start of this test: when its condition holds "
+                "(an environment variable, a flag, a constant) the test passes without running.",
+                file.path,
+                guard.number,
+            )
+            continue
         if (
             statements
             and _neutral(statements[0])
@@ -230,7 +302,7 @@ def _checks_a_value(line: Line, pattern: re.Pattern[str]) -> bool:
     return "◊" in shape and bool(_TABLE_ROW.match(shape))
 
 
-def _change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
+def change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
     removed: list[Line] = []
     added: list[Line] = []
     for line in [*hunk.lines, Line(" ", "", 0)]:
@@ -250,7 +322,7 @@ def _change_blocks(hunk: Hunk) -> Iterator[tuple[list[Line], list[Line]]]:
 def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
     """Within one change (removed lines, then added ones), a value the old checks used is gone from the new."""
     pattern = ASSERTIONS[file.language]
-    for removed, added in _change_blocks(hunk):
+    for removed, added in change_blocks(hunk):
         olds = [line for line in removed if _checks_a_value(line, pattern)]
         news = [line for line in added if _checks_a_value(line, pattern)]
         if not olds or not news:
@@ -258,7 +330,7 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
         before = sum((_literals(line) for line in olds), Counter[str]())
         after = sum((_literals(line) for line in news), Counter[str]())
         gone = before - after
-        if not gone:
+        if not gone or reflowed(removed, added, file.language):
             continue
         fresh = after - before
         where = next((line for line in news if _literals(line) - before), news[0])
@@ -272,6 +344,35 @@ def _expected(file: FileDiff, hunk: Hunk) -> Iterator[Finding]:
             file.path,
             where.number,
         )
+
+
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+_GROUPING = re.compile(r"[(),\\]")
+
+
+def reflowed(removed: Sequence[Line], added: Sequence[Line], language: Language) -> bool:
+    """The same tokens in the same order, only laid out differently (a formatter's work).
+
+    Whitespace and line breaks are ignored, and so are the trailing commas formatters add; Python
+    code is compared as syntax trees, so the parentheses black and ruff add around a long
+    `assert` do not count either.
+    """
+    old = "".join("".join(li.view.bare.split()) for li in removed)
+    new = "".join("".join(li.view.bare.split()) for li in added)
+    if _TRAILING_COMMA.sub("", old) == _TRAILING_COMMA.sub("", new):
+        return True
+    if language is not Language.PYTHON or _GROUPING.sub("", old) != _GROUPING.sub("", new):
+        return False  # more differs than parentheses and commas: not a layout change
+    before, after = _python_tree(removed), _python_tree(added)
+    return before is not None and before == after
+
+
+def _python_tree(lines: Sequence[Line]) -> str | None:
+    source = textwrap.dedent("\n".join(li.text for li in lines))
+    try:
+        return ast.dump(ast.parse(source))
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _literals(line: Line) -> Counter[str]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, is_gitlink_mode, is_symlink_mode
 from ci_autofix.policy.model import Finding
-from ci_autofix.policy.source import is_test_path
+from ci_autofix.policy.source import is_collected_test, is_test_path
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import path_matches
 
@@ -25,11 +25,17 @@ def _test_files(file: FileDiff) -> Iterator[Finding]:
         yield finding(
             "test-file-deleted", "This test file is deleted; a fix must not remove tests.", file.path
         )
+    # a rename is a deletion plus an addition: out of what the runner collects, the tests are gone
     if (
         file.status == "renamed"
         and file.old_path
-        and is_test_path(file.old_path)
+        and (is_test_path(file.old_path) or is_collected_test(file.old_path))
         and not is_test_path(file.path)
+    ) or (
+        file.status == "renamed"
+        and file.old_path
+        and is_collected_test(file.old_path)
+        and not is_collected_test(file.path)
     ):
         yield finding(
             "test-file-renamed-away",

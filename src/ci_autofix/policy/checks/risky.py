@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.checks.occurrences import bare, code, new_occurrences
-from ci_autofix.policy.diff import FileDiff
+from ci_autofix.policy.diff import FileDiff, Line
 from ci_autofix.policy.model import Finding
 from ci_autofix.policy.source import Language
 from ci_autofix.policy.table import finding
@@ -105,18 +105,19 @@ _DECODE_EXEC = {
 }
 
 
+_STRING = re.compile(r""""((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)'|`([^`$]*)`""")
+
+
 def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
     for file in files:
+        whole = False
         for line in file.added:
             names = find_secrets(line.text)
             if names:
-                yield finding(
-                    "secret-added",
-                    f"This added line looks like a secret ({', '.join(names)}); secrets "
-                    "must never be committed (the value is not shown here).",
-                    file.path,
-                    line.number,
-                )
+                whole = True
+                yield _secret(file, line.number, names, "This added line looks like a secret")
+        if not whole:
+            yield from _split_secrets(file)
         if file.status == "deleted":
             continue
         for hit in new_occurrences(file, _PIPE_TO_SHELL, bare):
@@ -160,3 +161,34 @@ def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
                         file.path,
                         hit.line.number,
                     )
+
+
+def _secret(file: FileDiff, number: int, names: list[str], what: str) -> Finding:
+    return finding(
+        "secret-added",
+        f"{what} ({', '.join(names)}); secrets must never be committed (the value is not shown here).",
+        file.path,
+        number,
+    )
+
+
+def _split_secrets(file: FileDiff) -> Iterator[Finding]:
+    """A secret cut into string literals (`"ghp_" + "..."`, implicit concatenation, a joined list):
+    the literals of each run of added lines, joined, are checked as one string."""
+    for hunk in file.hunks:
+        run: list[Line] = []
+        for line in [*hunk.lines, Line(" ", "", 0)]:
+            if line.added:
+                run.append(line)
+                continue
+            if len(run) >= 1:
+                joined = "".join(
+                    next(group for group in match.groups() if group is not None)
+                    for li in run
+                    for match in _STRING.finditer(li.view.bare)
+                )
+                names = find_secrets(joined)
+                if names:
+                    yield _secret(file, run[0].number, names, "String literals added here join into a secret")
+                    return
+            run = []
