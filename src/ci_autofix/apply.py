@@ -28,6 +28,7 @@ from ci_autofix.git import Git, GitError, auth_env, remote_url
 from ci_autofix.github import GitHub, PullInfo
 from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
+from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 
@@ -101,7 +102,9 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         git = _fetch_fix(Path(tmp), url, record, read_token, settings.server_url)
         checks.side_branch(git.rev_parse(FETCHED_REF), record)  # git's view, after the API's
         checks.fix_parent(_parents(git, record.fix_sha), record)
-        checks.policy_on_diff(git.diff(record.head_sha, record.fix_sha), settings)
+        checks.policy_on_diff(
+            git.diff(record.head_sha, record.fix_sha), settings, read_blob=git_blob_reader(git)
+        )
         try:
             push = git.push(
                 url,

@@ -18,6 +18,7 @@ from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.github import GitHub, GitHubError, PullInfo, RunInfo, StatusInfo
 from ci_autofix.marker import Suggestion
 from ci_autofix.policy import check_diff
+from ci_autofix.policy.contents import BlobReader
 from ci_autofix.refs import branch_problem, check_branch_name, check_sha
 from ci_autofix.settings import Settings
 
@@ -127,7 +128,7 @@ def failing_run(gh: GitHub, record: Suggestion) -> RunInfo:
     return run
 
 
-def policy_on_diff(diff: str, settings: Settings) -> None:
+def policy_on_diff(diff: str, settings: Settings, *, read_blob: BlobReader | None = None) -> None:
     """The patch policy, with this run's settings, on the real diff between the fix commit and
     its parent: what was clean when proposed may be blocked now, or was never what was recorded."""
     verdict = check_diff(
@@ -135,6 +136,7 @@ def policy_on_diff(diff: str, settings: Settings) -> None:
         protected=settings.protected_paths,
         max_changed_lines=settings.max_changed_lines,
         max_files=settings.max_files,
+        read_blob=read_blob,  # whole files, as propose checked them
     )
     if verdict.blocked:
         rules = "; ".join(

@@ -22,6 +22,7 @@ from ci_autofix.evidence import Verification
 from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
 from ci_autofix.git import Git
 from ci_autofix.policy import Verdict, check_diff
+from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
@@ -134,6 +135,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         protected=sandbox.protected,
         max_changed_lines=settings.max_changed_lines,
         max_files=settings.max_files,
+        read_blob=git_blob_reader(git),  # whole files, from our own git directory
     )
     if verdict.blocked:
         codes = ", ".join(sorted({f.code for f in verdict.findings if f.severity == "block"}))
