@@ -9,7 +9,6 @@ re-runs the failing pytest; the suggestion PR carries the agent's explanation an
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,8 @@ from calc_scenario import (
     fixing_turns,
     messages_process,
 )
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
+from emulator import GitHubEmulator, Run
+from emulator.sample import commit, git, init_repo, publish_failure
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
@@ -56,19 +55,8 @@ def seed(emu: GitHubEmulator, tmp_path: Path) -> Broken:
     head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])
     assert b"1 failed" in log
-    emu.create_repo(REPO, source=source)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        BRANCH,
-        head_sha,
-        "failure",
-        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
-    )
     workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    run = publish_failure(emu, REPO, source, BRANCH, head_sha, PYTEST, log, workspace)
     return Broken(run, head_sha, workspace)
 
 

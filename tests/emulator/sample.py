@@ -5,6 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from emulator.state import JobSpec, Run, StepSpec
+
+if TYPE_CHECKING:
+    from emulator.core import GitHubEmulator
 
 ALICE = ("Alice Example", "alice@example.com")
 
@@ -45,3 +51,33 @@ def init_repo(
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", f"--initial-branch={branch}")
     return commit(path, files, message, author)
+
+
+def publish_failure(
+    emu: GitHubEmulator,
+    repo: str,
+    source: Path,
+    branch: str,
+    head_sha: str,
+    command: str,
+    log: bytes,
+    workspace: Path,
+    *,
+    job: str = "test",
+) -> Run:
+    """`source` as `repo` in the emulator with alice as a writer, a CI run of
+    `.github/workflows/ci.yml` whose one job failed at the step `Run <command>` with `log`, and
+    `workspace` as the propose job's checkout: the failing commit, detached."""
+    emu.create_repo(repo, source=source)
+    emu.add_user("alice", permission="write", email=ALICE[1])
+    run = emu.add_workflow_run(
+        repo,
+        ".github/workflows/ci.yml",
+        branch,
+        head_sha,
+        "failure",
+        jobs=[JobSpec(job, "failure", [StepSpec(f"Run {command}", "failure")], log=log)],
+    )
+    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
+    git(workspace, "checkout", "-q", "--detach", head_sha)
+    return run

@@ -15,7 +15,6 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from emulator import GitHubEmulator, JobSpec, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
+from emulator import GitHubEmulator
+from emulator.sample import commit, git, init_repo, publish_failure
 from runner_sim import RunnerSim
 
 from ci_autofix.demo import job_log
@@ -124,19 +123,8 @@ def test_a_setsid_grandchild_of_the_failing_command_does_not_outlive_it(
     assert b"check failed" in log
     payload = ATTACK_CHECK.format(linger=LINGER, token=attack.token, marker_dir=attack.marker_dir)
     head_sha = commit(source, _script(source, payload), "Check the configuration")
-    emu.create_repo(REPO, source=source)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        BRANCH,
-        head_sha,
-        "failure",
-        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {CHECK}", "failure")], log=log)],
-    )
     workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    run = publish_failure(emu, REPO, source, BRANCH, head_sha, CHECK, log, workspace)
 
     # what actions/checkout persists, and our quarantine puts back once the command is over
     git(workspace, "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {PERSISTED}")

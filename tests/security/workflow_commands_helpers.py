@@ -6,7 +6,6 @@ Markdown renderer (cmark-gfm) for the PR body and the job summary."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +13,8 @@ from pathlib import Path
 import cmarkgfm
 from calc_scenario import CALC_BROKEN, CALC_OK, PYTEST
 from cmarkgfm.cmark import Options as CmarkOptions
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
+from emulator import GitHubEmulator, Run
+from emulator.sample import commit, git, init_repo, publish_failure
 from runner_sim import RunnerSim, RunResult, WorkflowCommand, parse_commands
 
 from ci_autofix.demo import job_log
@@ -55,19 +54,8 @@ def seed(emu: GitHubEmulator, tmp_path: Path, test_source: str) -> Broken:
     head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
     log = job_log(source, [PYTEST])
     assert b"1 failed" in log, log.decode()
-    emu.create_repo(REPO, source=source)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        BRANCH,
-        head_sha,
-        "failure",
-        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
-    )
     workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    run = publish_failure(emu, REPO, source, BRANCH, head_sha, PYTEST, log, workspace)
     return Broken(run, head_sha, workspace)
 
 
