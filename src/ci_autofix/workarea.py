@@ -35,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ci_autofix.errors import UserError
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox, credential_files
 
@@ -88,7 +89,10 @@ def sandbox_ids() -> tuple[int, int] | None:
     used |= _process_uids()
     free = [n for n in SANDBOX_IDS if n not in used]
     if not free:
-        raise RuntimeError("no free uid in 60000-64999 for the sandbox")
+        raise UserError(
+            "No uid in 60000-64999 is free for the sandbox: every one is an account, a group or runs a process.",
+            "Run ci-autofix in its container (the action does), or free one uid in that range on this host.",
+        )
     chosen = secrets.choice(free)
     return chosen, chosen
 
