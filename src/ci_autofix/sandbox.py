@@ -111,12 +111,20 @@ class Sandbox:
         """The real path of `path` inside the workspace, for reading or (`write=True`) changing it.
 
         Refused: anything outside the workspace (`..`, absolute paths, symlinks leading out),
-        anything inside a `.git` directory (read or write: it holds persisted credentials), and,
-        for writes, protected paths. Checks apply to the path after symlinks are followed.
+        anything inside a `.git` directory (read or write: it holds persisted credentials), a
+        file with more than one link (code we ran could have hard-linked a file of ours into the
+        copy, and we read and write with our own rights), and, for writes, protected paths. Checks
+        apply to the path after symlinks are followed; nothing of the commands runs meanwhile.
         """
         rel = self.relative(path)
         if ".git" in rel.parts:
             raise SandboxViolation(f"{rel} is inside .git/; the repository's git data is off limits")
+        with contextlib.suppress(OSError):
+            st = (self.root / rel).stat()
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                raise SandboxViolation(
+                    f"{rel} is a hard link to a file elsewhere; it cannot be read or changed"
+                )
         if write and (pattern := self.protected_by(str(rel))):
             raise SandboxViolation(f"{rel} is protected ({pattern}) and cannot be changed by a fix")
         if write:

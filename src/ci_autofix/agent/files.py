@@ -6,7 +6,6 @@ import fnmatch
 import os
 from pathlib import Path
 
-from ci_autofix import shell
 from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.matcher import Matcher, PatternError, TooSlow
 from ci_autofix.sandbox import Sandbox, SandboxViolation
@@ -34,28 +33,10 @@ _SKIP_DIRS = {
 def repo_files(sandbox: Sandbox) -> list[str]:
     """Workspace-relative paths of tracked and untracked, not ignored, files."""
     root = sandbox.root
-    if (root / ".git").exists():
-        result = shell.run(
-            [
-                "git",
-                "-c",
-                f"safe.directory={root}",
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "core.quotePath=false",
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
-            cwd=root,
-            env=shell.scrubbed_env(),
-            timeout=60,
-            max_output=64 * 1024 * 1024,
+    if sandbox.git_dir is not None or (root / ".git").exists():
+        # our git (our git directory and configuration), never the work tree's own `.git`
+        result = sandbox.git().run(
+            "ls-files", "-z", "--cached", "--others", "--exclude-standard", check=False
         )
         if result.ok and not result.truncated:
             names = sorted({name for name in result.output.split("\0") if name})
