@@ -10,7 +10,6 @@ import dataclasses
 import hashlib
 import os
 import re
-import shutil
 import sys
 import tempfile
 import tomllib
@@ -214,11 +213,9 @@ def interpreter(sandbox: Sandbox) -> str:
     `python3` on the commands' PATH that it can (ours may sit in a home it cannot enter)."""
     if sandbox.user is None or others_can_run(sys.executable):
         return sys.executable
-    found = shutil.which("python3", path=sandbox.env().get("PATH", os.defpath))
-    candidates = [
-        os.path.join(d, "python3") for d in sandbox.env().get("PATH", os.defpath).split(os.pathsep) if d
-    ]
-    return next((c for c in candidates if others_can_run(c)), found or sys.executable)
+    path = sandbox.env().get("PATH", os.defpath).split(os.pathsep)
+    candidates = (os.path.join(directory, "python3") for directory in path if directory)
+    return next((c for c in candidates if others_can_run(c)), sys.executable)
 
 
 def _untracked(sandbox: Sandbox) -> set[str] | None:
