@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, SUMMARY
+from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import reply, tool_use
@@ -124,22 +124,9 @@ def edit(path: str, old: str, new: str) -> dict[str, Any]:
 
 
 def fix_and_finish() -> list[dict[str, Any]]:
-    """The real fix of calc.py, the failing command re-run, and the finish."""
-    return [
-        edit("calc.py", "return a - b", "return a + b"),
-        reply(tool_use("run", {"command": PYTEST})),
-        reply(
-            tool_use(
-                "finish",
-                {
-                    "summary": SUMMARY,
-                    "root_cause": "calc.py:3 returned a - b",
-                    "confidence": "high",
-                    "notes_left_as_is": [],
-                },
-            )
-        ),
-    ]
+    """The real fix of calc.py, the failing command re-run, and the finish (the calc scenario's
+    turns without its first look at the file)."""
+    return fixing_turns()[1:]
 
 
 def tool_results(record: Path) -> list[str]:
