@@ -11,10 +11,17 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from emulator import GitHubEmulator, Run
+from emulator.sample import commit, git, init_repo, publish_failure
 from fakes.messages import reply, tool_use
+from runner_sim import RunnerSim, RunResult
+from sandbox_tools import sandbox_path
+
+from ci_autofix.demo import job_log
 
 EDITOR = "str_replace_based_edit_tool"
 PYTEST = "python -m pytest -q -p no:cacheprovider tests"
@@ -88,3 +95,56 @@ def messages_process(turns: list[dict[str, Any]], workdir: Path) -> Iterator[tup
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+REPO = "acme/calc"
+BRANCH = "fix-rounding"
+
+
+@dataclass
+class Broken:
+    """The failing commit seeded in the emulator, its CI run, and the propose job's checkout."""
+
+    run: Run
+    head_sha: str
+    workspace: Path
+
+
+def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = None) -> Broken:
+    """`acme/calc` with a working `add` (and `files`) on main, broken on `fix-rounding`, whose CI failed."""
+    source = tmp_path / "source"
+    ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
+    layout = {
+        "calc.py": CALC_OK,
+        "tests/test_calc.py": CALC_TEST,
+        ".github/workflows/ci.yml": ci,
+        **(files or {}),
+    }
+    init_repo(source, layout)
+    git(source, "checkout", "-q", "-b", BRANCH)
+    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
+    log = job_log(source, [PYTEST])
+    assert b" failed" in log
+    workspace = tmp_path / "workspace"
+    run = publish_failure(emu, REPO, source, BRANCH, head_sha, PYTEST, log, workspace)
+    return Broken(run, head_sha, workspace)
+
+
+def propose(
+    emu: GitHubEmulator, tmp_path: Path, broken: Broken, messages_url: str, *, runner_uid: int | None = None
+) -> RunResult:
+    """The propose job, laid out like the runner, with the model at `messages_url`."""
+    return (
+        RunnerSim(tmp_path, runner_uid=runner_uid)
+        .for_emulator(emu, REPO)
+        .run(
+            event_name="workflow_run",
+            event=emu.workflow_run_event(broken.run),
+            workspace=broken.workspace,
+            inputs={"anthropic-api-key": API_KEY},
+            extra_env={
+                "ANTHROPIC_BASE_URL": messages_url,
+                "PATH": sandbox_path(),  # its pytest runs as the work area's uid
+            },
+        )
+    )

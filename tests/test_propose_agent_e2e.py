@@ -10,72 +10,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from calc_scenario import (
     API_KEY,
-    CALC_BROKEN,
+    BRANCH,
     CALC_OK,
-    CALC_TEST,
     EDITOR,
-    PYTEST,
+    REPO,
     SUMMARY,
     fixing_turns,
     messages_process,
+    propose,
+    seed,
 )
-from emulator import GitHubEmulator, Run
-from emulator.sample import commit, git, init_repo, publish_failure
+from emulator import GitHubEmulator
+from emulator.sample import git
 from fakes.messages import reply, tool_use
-from runner_sim import RunnerSim, RunResult
-from sandbox_tools import sandbox_path
 
-from ci_autofix.demo import job_log
 from ci_autofix.marker import parse
-
-REPO = "acme/calc"
-BRANCH = "fix-rounding"
-
-
-@dataclass
-class Broken:
-    """The failing commit seeded in the emulator, its CI run, and the propose job's checkout."""
-
-    run: Run
-    head_sha: str
-    workspace: Path
-
-
-def seed(emu: GitHubEmulator, tmp_path: Path) -> Broken:
-    source = tmp_path / "source"
-    ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": CALC_TEST, ".github/workflows/ci.yml": ci})
-    git(source, "checkout", "-q", "-b", BRANCH)
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
-    log = job_log(source, [PYTEST])
-    assert b"1 failed" in log
-    workspace = tmp_path / "workspace"
-    run = publish_failure(emu, REPO, source, BRANCH, head_sha, PYTEST, log, workspace)
-    return Broken(run, head_sha, workspace)
-
-
-def propose(emu: GitHubEmulator, tmp_path: Path, broken: Broken, messages_url: str) -> RunResult:
-    """The propose job, laid out like the runner, with the model at `messages_url`."""
-    return (
-        RunnerSim(tmp_path)
-        .for_emulator(emu, REPO)
-        .run(
-            event_name="workflow_run",
-            event=emu.workflow_run_event(broken.run),
-            workspace=broken.workspace,
-            inputs={"anthropic-api-key": API_KEY},
-            extra_env={
-                "ANTHROPIC_BASE_URL": messages_url,
-                "PATH": sandbox_path(),  # its pytest runs as the work area's uid
-            },
-        )
-    )
 
 
 @pytest.fixture
