@@ -129,6 +129,7 @@ def dropped(before: TestCount | None, after: TestCount | None) -> str | None:
 
     A test that ran before the fix and does not run after it is lost even when the totals hold
     (a failing test renamed or replaced by another); tests that only appear after the fix are not.
+    The message is Markdown: each test id in it is a code span, cut to `MAX_NAME_CHARS`.
     """
     if before is None or after is None:
         return None
@@ -169,7 +170,7 @@ def pytest_report_env(addopts: str | None, report_dir: Path) -> dict[str, str]:
 
     Ours comes first, so a `--junit-xml` already in `addopts` or on the command line (both read
     after it) overrides it; then pytest writes no report here and the output alone is counted.
-    Raises ValueError for a directory whose path pytest would rewrite (it expands `$VAR` and `~`).
+    Raises ValueError for a directory whose path pytest would rewrite (it expands `$VAR` in it).
     """
     path = report_dir.absolute() / PYTEST_REPORT
     if "$" in str(path):

@@ -677,6 +677,14 @@ def test_explicit_junit_xml_on_the_command_line_wins(tmp_path: Path) -> None:
     assert totals(count_tests(output, reports)) == ("pytest", 1, 1, 0, 0, 0)
 
 
+def test_a_junit_xml_already_in_the_options_wins(tmp_path: Path) -> None:
+    project = write(tmp_path / "p", {"test_a.py": "def test_a(): pass\n"})
+    output, reports = pytest_run(
+        project, tmp_path=tmp_path, addopts="-p no:cacheprovider --junit-xml=theirs.xml"
+    )
+    assert reports == [] and (project / "theirs.xml").is_file() and "1 passed" in output
+
+
 def test_report_env_refuses_a_path_pytest_would_expand(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"contains '\$'"):
         pytest_report_env(None, tmp_path / "$HOME")
