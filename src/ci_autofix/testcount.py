@@ -1,0 +1,564 @@
+"""How many tests a run ran, passed, failed, skipped and deselected, and whether a fix lost tests.
+
+`count_tests` reads what the runners print at the end of a run (pytest, unittest, Jest, Vitest,
+cargo test, go test `-v`/`-json`, Maven Surefire) and, for pytest, the JUnit XML report that
+`pytest_report_env` asks it to write. Several runs in one output (a command line that runs pytest
+twice, a cargo workspace, a Maven reactor) are summed. Test ids are given only when the run lists
+every test it counted (pytest `-v`, the JUnit report, Jest's verbose tree, cargo, go `-v`).
+
+`dropped` compares a run before the fix with the same run after it: fewer tests run, more
+skipped or deselected, or a test that ran before and no longer runs (renamed, removed, now
+skipped) is a loss. More tests after the fix is not: the failing run may have stopped early.
+
+The output and the report come from the repository's code, so they are read as hostile: the report
+is capped, read without following links or blocking on a FIFO, parsed with a DTD refused (so no
+entity is ever declared or expanded, none fetched), and a report that is not a well-formed JUnit
+document is ignored. A test can still print a fake summary line: the count is what the runner
+appears to say, a guard against a fix that drops tests, not proof against code that forges output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import shlex
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import reduce
+from operator import add
+from pathlib import Path
+from xml.parsers import expat
+
+from ci_autofix.markdown import code_span
+from ci_autofix.triage.normalize import clean_line, to_text, without_marker
+from ci_autofix.triage.parsers.golang import GO_RUN_RE
+
+PYTEST_REPORT = "ci-autofix-pytest-junit.xml"
+MAX_REPORT_BYTES = 5 * 1024 * 1024
+MAX_NAMED = 10  # disappeared tests named in a `dropped` message
+MAX_NAME_CHARS = 200
+
+# The line `shell.run` puts where it dropped the middle of a long output.
+OMITTED_RE = re.compile(r"^\[\.\.\. \d+ bytes of output omitted \.\.\.\]$")
+
+
+@dataclass(frozen=True)
+class TestCount:
+    """What one or more runs of a test runner report. `ran` = passed + failed; `failed` counts
+    failures and errors; `skipped` counts skipped, ignored, xfailed, todo and pending tests."""
+
+    __test__ = False  # not a pytest test class
+
+    runner: str  # "pytest", "jest", "go", "cargo", "maven", ... joined by "+" when summed
+    ran: int
+    passed: int
+    failed: int
+    skipped: int
+    deselected: int
+    ran_names: frozenset[str] | None = None  # ids of the tests that ran, when the run lists them all
+    skipped_names: frozenset[str] | None = None
+    errors: int = (
+        0  # of `failed`, the errors (pytest counts a test that passed and errored in teardown twice)
+    )
+
+    def __add__(self, other: TestCount) -> TestCount:
+        if not isinstance(other, TestCount):
+            return NotImplemented
+        runners = dict.fromkeys([*self.runner.split("+"), *other.runner.split("+")])
+        return TestCount(
+            "+".join(runners),
+            self.ran + other.ran,
+            self.passed + other.passed,
+            self.failed + other.failed,
+            self.skipped + other.skipped,
+            self.deselected + other.deselected,
+            _union(self.ran_names, other.ran_names),
+            _union(self.skipped_names, other.skipped_names),
+            self.errors + other.errors,
+        )
+
+
+def _union(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    return None if a is None or b is None else a | b
+
+
+def _total(counts: Iterable[TestCount | None]) -> TestCount | None:
+    found = [c for c in counts if c is not None]
+    return reduce(add, found) if found else None
+
+
+def _listed(names: set[str], count: int, slack: int = 0) -> frozenset[str] | None:
+    """`names` when they account for every one of `count` tests (`slack` of them may share a
+    name, as a pytest test that passed and then errored in teardown does), else None."""
+    return frozenset(names) if count - slack <= len(names) <= count else None
+
+
+def count_tests(output: str, reports: Sequence[bytes] = ()) -> TestCount | None:
+    """What the output (and JUnit XML reports) say about tests; None when no runner summary is recognised.
+
+    When the report agrees with the output's counts, the output's counts are kept (the report
+    has no deselected tests) with the report's test ids. When they disagree (the report is stale,
+    or a second pytest run overwrote it), the output wins. When the middle of the output was
+    cut, its counts are trusted only as far as a report confirms them, and it names no tests.
+    """
+    lines = [without_marker(clean_line(raw)) for raw in to_text(output).split("\n")]
+    truncated = any(OMITTED_RE.match(line) for line in lines)
+    text = _total(reader(lines) for reader in _READERS)
+    if text is not None and truncated:
+        text = replace(text, ran_names=None, skipped_names=None)
+    report = _total(read_junit(r) for r in reports)
+    if report is None:
+        return None if truncated else text
+    if text is not None and _agree(text, report):
+        return replace(text, ran_names=report.ran_names, skipped_names=report.skipped_names)
+    return report if truncated or text is None else text
+
+
+def _agree(text: TestCount, report: TestCount) -> bool:
+    # pytest's summary counts a test that passed and then errored in teardown twice; the report once
+    return text.skipped == report.skipped and text.ran - text.errors <= report.ran <= text.ran
+
+
+def dropped(before: TestCount | None, after: TestCount | None) -> str | None:
+    """Why the fix lost tests (fewer ran, or more skipped/deselected), naming the tests that
+    disappeared when both sides list names; None when nothing was lost or it cannot be told.
+
+    A test that ran before the fix and does not run after it is lost even when the totals hold
+    (a failing test renamed or replaced by another); tests that only appear after the fix are not.
+    The message is Markdown: each test id in it is a code span, cut to `MAX_NAME_CHARS`.
+    """
+    if before is None or after is None:
+        return None
+    reasons: list[str] = []
+    if after.ran < before.ran:
+        reasons.append(f"{before.ran - after.ran} fewer ran ({before.ran} before the fix, {after.ran} after)")
+    off_before = before.skipped + before.deselected
+    off_after = after.skipped + after.deselected
+    if off_after > off_before:
+        reasons.append(
+            f"{off_after - off_before} more were skipped or deselected ({off_before} before the fix, {off_after} after)"
+        )
+    gone: list[str] = []
+    if before.ran_names is not None and after.ran_names is not None:
+        gone = sorted(before.ran_names - after.ran_names)
+    if gone and not reasons:
+        reasons.append(f"{len(gone)} of the tests that ran before the fix no longer run under the same name")
+    if not reasons:
+        return None
+    message = f"The fix loses tests: {'; '.join(reasons)}."
+    if gone:
+        now_skipped = after.skipped_names or frozenset()
+        shown = [_name(n) + (" (now skipped)" if n in now_skipped else "") for n in gone[:MAX_NAMED]]
+        more = f", and {len(gone) - MAX_NAMED} more" if len(gone) > MAX_NAMED else ""
+        message += f" Tests that no longer run: {', '.join(shown)}{more}."
+    return message
+
+
+def _name(test_id: str) -> str:
+    if len(test_id) > MAX_NAME_CHARS:
+        test_id = f"{test_id[: MAX_NAME_CHARS - 1]}…"
+    return code_span(test_id)
+
+
+def pytest_report_env(addopts: str | None, report_dir: Path) -> dict[str, str]:
+    """Environment entries that make pytest also write a JUnit XML report into report_dir
+    (PYTEST_ADDOPTS, keeping any value already set); an explicit --junit-xml on the command line wins.
+
+    Ours comes first, so a `--junit-xml` already in `addopts` or on the command line (both read
+    after it) overrides it; then pytest writes no report here and the output alone is counted.
+    Raises ValueError for a directory whose path pytest would rewrite (it expands `$VAR` in it).
+    """
+    path = report_dir.absolute() / PYTEST_REPORT
+    if "$" in str(path):
+        raise ValueError(
+            f"the pytest report directory {str(path)!r} contains '$', which pytest expands as a "
+            "variable; use a directory without '$' in its path"
+        )
+    ours = shlex.quote(f"--junit-xml={path}")
+    return {"PYTEST_ADDOPTS": f"{ours} {addopts}" if addopts and addopts.strip() else ours}
+
+
+def read_report(report_dir: Path, max_bytes: int = MAX_REPORT_BYTES) -> bytes | None:
+    """The report pytest wrote into `report_dir`, or None when there is none or it is not a plain
+    file of at most `max_bytes` (a link, a FIFO, a device, a hard link, or too large)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(report_dir / PYTEST_REPORT, flags)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENXIO):
+            return None
+        raise
+    with contextlib.closing(os.fdopen(fd, "rb")) as file:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size > max_bytes:
+            return None
+        data = file.read(max_bytes + 1)
+    return data if len(data) <= max_bytes else None
+
+
+# --- JUnit XML ---------------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    pass
+
+
+@dataclass
+class _Case:
+    name: str
+    failed: bool = False
+    errored: bool = False
+    skipped: bool = False
+
+
+def read_junit(report: bytes) -> TestCount | None:
+    """The tests in one JUnit XML report; None for a report that is too large, has a DTD, is not
+    well-formed, or has no `testsuite`. Ids are `classname::name` (pytest's `classname` is the
+    test's module and class, dotted); a pytest collection error (no `classname`) is counted as an
+    error but is not a test id."""
+    if len(report) > MAX_REPORT_BYTES:
+        return None
+    cases: list[_Case] = []
+    stack: list[str] = []
+    state = {"suites": 0, "pytest": 0}
+
+    def refuse(*_: object) -> None:
+        raise _Refused
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        parent = stack[-1] if stack else ""
+        stack.append(tag)
+        if tag == "testsuite":
+            state["suites"] += 1
+            state["pytest"] += attrs.get("name") == "pytest"
+        elif tag == "testcase" and "testsuite" in stack:
+            classname = attrs.get("classname", "")
+            name = attrs.get("name", "")
+            cases.append(_Case(f"{classname}::{name}" if classname else ""))
+        elif parent == "testcase" and cases:
+            case = cases[-1]
+            case.failed |= tag == "failure"
+            case.errored |= tag == "error"
+            case.skipped |= tag == "skipped"
+
+    def refuse_entity(*_: object) -> int:
+        raise _Refused
+
+    def end(_: str) -> None:
+        stack.pop()
+
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse_entity
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        parser.Parse(report, True)
+    except (_Refused, expat.ExpatError, ValueError):
+        return None
+    if not state["suites"]:
+        return None
+    failed = [c for c in cases if not c.skipped and (c.failed or c.errored)]
+    skipped = [c for c in cases if c.skipped and not (c.failed or c.errored)]
+    ran = [c for c in cases if c not in skipped]
+    return TestCount(
+        "pytest" if state["pytest"] else "junit",
+        ran=len(ran),
+        passed=len(ran) - len(failed),
+        failed=len(failed),
+        skipped=len(skipped),
+        deselected=0,
+        ran_names=frozenset(c.name for c in ran if c.name),
+        skipped_names=frozenset(c.name for c in skipped if c.name),
+        errors=sum(c.errored and not c.failed for c in failed),
+    )
+
+
+# --- pytest and unittest -----------------------------------------------------------------
+
+PYTEST_SUMMARY_RE = re.compile(
+    r"^(?:=+ )?(?P<parts>no tests ran|\d+ [a-z]+(?: [a-z]+)?(?:, \d+ [a-z]+(?: [a-z]+)?)*)"
+    r" in [\d.]+s(?: \([\d:]+\))?(?: =+)?$"
+)
+PYTEST_KINDS = {"passed", "failed", "error", "errors", "skipped", "deselected", "xfailed", "xpassed"}
+PYTEST_PART_RE = re.compile(r"(\d+) ([a-z]+(?: [a-z]+)?)")
+_VERDICT = r"PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS"
+PYTEST_VERBOSE_RE = re.compile(
+    rf"^(?:\[gw\d+\] )?(?P<id>[^\s:\[][^\s\[]*?::\S.*?) (?P<v>{_VERDICT})(?: \(.*\))?(?: +\[ *\d+%\])?$"
+)
+PYTEST_REPORT_CHARS_RE = re.compile(
+    rf"^(?:\[gw\d+\] \[ *\d+%\] )?(?P<v>{_VERDICT}) (?P<id>[^\s:\[][^\s\[]*?::\S.*?)(?: - .*)?$"
+)
+
+
+def pytest_id(nodeid: str) -> str:
+    """A pytest node id as the JUnit report names it: `tests/test_a.py::TestK::test_m[x]` is
+    `tests.test_a.TestK::test_m[x]` (pytest's own `mangle_test_address`)."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    return f"{'.'.join(names[:-1])}::{names[-1]}" if len(names) > 1 else names[0]
+
+
+def _pytest(lines: Sequence[str]) -> TestCount | None:
+    counts: list[TestCount] = []
+    ran_names: set[str] = set()
+    skipped_names: set[str] = set()
+    for line in lines:
+        summary = PYTEST_SUMMARY_RE.match(line)
+        parts = (
+            {word: int(n) for n, word in PYTEST_PART_RE.findall(summary.group("parts"))} if summary else {}
+        )
+        # `--collect-only` ends with `5 tests collected in 0.01s`: not a run
+        if summary and (summary.group("parts") == "no tests ran" or parts.keys() & PYTEST_KINDS):
+            passed = parts.get("passed", 0) + parts.get("xpassed", 0)
+            errors = parts.get("error", 0) + parts.get("errors", 0)
+            failed = parts.get("failed", 0) + errors
+            skipped = parts.get("skipped", 0) + parts.get("xfailed", 0)
+            counts.append(
+                TestCount(
+                    "pytest",
+                    passed + failed,
+                    passed,
+                    failed,
+                    skipped,
+                    parts.get("deselected", 0),
+                    errors=errors,
+                )
+            )
+            continue
+        verdict = PYTEST_VERBOSE_RE.match(line) or PYTEST_REPORT_CHARS_RE.match(line)
+        if verdict:
+            names = skipped_names if verdict.group("v") in ("SKIPPED", "XFAIL") else ran_names
+            names.add(pytest_id(verdict.group("id")))
+    total = _total(counts)
+    if total is None:
+        return None
+    return replace(
+        total,
+        ran_names=_listed(ran_names, total.ran, total.errors),
+        skipped_names=_listed(skipped_names, total.skipped),
+    )
+
+
+UNITTEST_RAN_RE = re.compile(r"^Ran (?P<n>\d+) tests? in [\d.]+s$")
+UNITTEST_END_RE = re.compile(r"^(?P<v>OK|FAILED)(?: \((?P<parts>[a-z =\d,]+)\))?$")
+
+
+def _unittest(lines: Sequence[str]) -> TestCount | None:
+    counts: list[TestCount] = []
+    for i, line in enumerate(lines):
+        ran = UNITTEST_RAN_RE.match(line)
+        if not ran:
+            continue
+        end = next((m for m in map(UNITTEST_END_RE.match, lines[i + 1 : i + 4]) if m), None)
+        if end is None:
+            continue
+        parts = {k.strip(): int(v) for k, v in re.findall(r"([a-z ]+)=(\d+)", end.group("parts") or "")}
+        skipped = parts.get("skipped", 0) + parts.get("expected failures", 0)
+        errors = parts.get("errors", 0)
+        failed = parts.get("failures", 0) + errors + parts.get("unexpected successes", 0)
+        executed = int(ran.group("n")) - skipped
+        counts.append(TestCount("unittest", executed, executed - failed, failed, skipped, 0, errors=errors))
+    return _total(counts)
+
+
+# --- Jest and Vitest ---------------------------------------------------------------------
+
+JEST_TESTS_RE = re.compile(r"^Tests:\s+(?P<parts>(?:\d+ [a-z]+, )*)(?P<total>\d+) total$")
+JEST_FILE_RE = re.compile(r"^(?:PASS|FAIL)\s+(?P<file>.+?)(?:\s+\(\d+(?:\.\d+)? m?s(?:, [^)]*)?\))?$")
+JEST_ITEM_RE = re.compile(
+    r"^(?P<indent> +)(?P<mark>[✓✕○✎√×])(?: (?P<kind>skipped|todo))? (?P<title>.+?)(?: \(\d+(?:\.\d+)? m?s\))?$"
+)
+JEST_SUITES_RE = re.compile(r"^(?:Test Suites|Tests|Snapshots|Time|Ran all test suites)\b")
+VITEST_TESTS_RE = re.compile(r"^\s*Tests\s{2,}(?P<parts>.+?)\s+\((?P<total>\d+)\)$")
+
+
+def _jest(lines: Sequence[str]) -> TestCount | None:
+    counts: list[TestCount] = []
+    ran_names: set[str] = set()
+    skipped_names: set[str] = set()
+    file = ""
+    describe: list[tuple[int, str]] = []
+    for line in lines:
+        summary = JEST_TESTS_RE.match(line)
+        if summary:
+            parts = {word: int(n) for n, word in re.findall(r"(\d+) ([a-z]+)", summary.group("parts"))}
+            passed, failed = parts.get("passed", 0), parts.get("failed", 0)
+            skipped = parts.get("skipped", 0) + parts.get("todo", 0) + parts.get("pending", 0)
+            counts.append(TestCount("jest", passed + failed, passed, failed, skipped, 0))
+            continue
+        heading = JEST_FILE_RE.match(line)
+        if heading:
+            file, describe = heading.group("file"), []
+            continue
+        if not file or not line.strip() or JEST_SUITES_RE.match(line):
+            continue
+        depth = len(line) - len(line.lstrip())
+        describe = [(d, title) for d, title in describe if d < depth]
+        item = JEST_ITEM_RE.match(line)
+        if item is None:
+            describe.append((depth, line.strip()))
+            continue
+        test_id = " › ".join([file, *(title for _, title in describe), item.group("title")])
+        (skipped_names if item.group("mark") in "○✎" else ran_names).add(test_id)
+    total = _total(counts)
+    if total is None:
+        return None
+    return replace(
+        total, ran_names=_listed(ran_names, total.ran), skipped_names=_listed(skipped_names, total.skipped)
+    )
+
+
+def _vitest(lines: Sequence[str]) -> TestCount | None:
+    """Vitest's `Tests  1 failed | 2 passed | 1 skipped (4)`; its default reporter lists no test ids."""
+    counts: list[TestCount] = []
+    for line in lines:
+        summary = VITEST_TESTS_RE.match(line)
+        if summary:
+            parts = {word: int(n) for n, word in re.findall(r"(\d+) ([a-z]+)", summary.group("parts"))}
+            passed, failed = parts.get("passed", 0), parts.get("failed", 0)
+            skipped = parts.get("skipped", 0) + parts.get("todo", 0)
+            counts.append(TestCount("vitest", passed + failed, passed, failed, skipped, 0))
+    return _total(counts)
+
+
+# --- cargo test --------------------------------------------------------------------------
+
+CARGO_RESULT_RE = re.compile(
+    r"^test result: (?:ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; (?P<ignored>\d+) ignored;"
+    r" \d+ measured; (?P<filtered>\d+) filtered out"
+)
+CARGO_TEST_RE = re.compile(r"^test (?P<name>.+?) \.\.\. (?P<v>ok|FAILED|ignored)(?:, .*)?$")
+CARGO_RUNNING_RE = re.compile(r"^\s*Running (?:unittests )?\S+ \((?P<binary>[^)]+)\)$")
+CARGO_DOCTESTS_RE = re.compile(r"^\s*Doc-tests (?P<crate>\S+)$")
+
+
+def _cargo(lines: Sequence[str]) -> TestCount | None:
+    counts: list[TestCount] = []
+    ran_names: set[str] = set()
+    skipped_names: set[str] = set()
+    binary = ""
+    for line in lines:
+        result = CARGO_RESULT_RE.match(line)
+        if result:
+            passed, failed = int(result.group("passed")), int(result.group("failed"))
+            counts.append(
+                TestCount(
+                    "cargo",
+                    passed + failed,
+                    passed,
+                    failed,
+                    int(result.group("ignored")),
+                    int(result.group("filtered")),
+                )
+            )
+            continue
+        running = CARGO_RUNNING_RE.match(line)
+        doctests = CARGO_DOCTESTS_RE.match(line)
+        if running:
+            # target/debug/deps/calc-c6626fb655a8d231: the test binary, less its hash
+            binary = re.sub(r"-[0-9a-f]{16}(?:\.exe)?$", "", Path(running.group("binary")).name)
+        elif doctests:
+            binary = f"{doctests.group('crate')} doc-tests"
+        test = CARGO_TEST_RE.match(line)
+        if test:
+            test_id = f"{binary}::{test.group('name')}" if binary else test.group("name")
+            (skipped_names if test.group("v") == "ignored" else ran_names).add(test_id)
+    total = _total(counts)
+    if total is None:
+        return None
+    return replace(
+        total, ran_names=_listed(ran_names, total.ran), skipped_names=_listed(skipped_names, total.skipped)
+    )
+
+
+# --- go test -----------------------------------------------------------------------------
+
+GO_RESULT_RE = re.compile(r"^\s*--- (?P<v>PASS|FAIL|SKIP): (?P<name>\S+) \([\d.]+s\)$")
+GO_PACKAGE_RE = re.compile(r"^(?:ok|FAIL|\?)\s+(?P<pkg>\S+)\s+(?:[\d.]+s|\(cached\)|\[[^\]]+\])")
+GO_JSON_ACTIONS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
+
+
+def _go(lines: Sequence[str]) -> TestCount | None:
+    """go test counts only with `-v` (or `-json`): without it, the tests that pass are not listed."""
+    results: list[tuple[str, str]] = []  # (verdict, package::name)
+    pending: list[tuple[str, str]] = []
+    verbose = False
+    for line in lines:
+        if line.startswith('{"') and '"Action"' in line:
+            event = _json(line)
+            test, verdict = event.get("Test"), GO_JSON_ACTIONS.get(str(event.get("Action")))
+            if isinstance(test, str) and verdict:
+                verbose = True
+                results.append((verdict, f"{event.get('Package', '')}::{test}"))
+            continue
+        if GO_RUN_RE.match(line):
+            verbose = True
+            continue
+        result = GO_RESULT_RE.match(line)
+        if result:
+            pending.append((result.group("v"), result.group("name")))
+            continue
+        package = GO_PACKAGE_RE.match(line)
+        if package:
+            results += [(v, f"{package.group('pkg')}::{name}") for v, name in pending]
+            pending = []
+    results += pending
+    if not verbose:
+        return None
+    ran = {name for v, name in results if v != "SKIP"}
+    skipped = {name for v, name in results if v == "SKIP"}
+    failed = sum(v == "FAIL" for v, _ in results)
+    executed = sum(v != "SKIP" for v, _ in results)
+    return TestCount(
+        "go",
+        executed,
+        executed - failed,
+        failed,
+        len(results) - executed,
+        0,
+        _listed(ran, executed),
+        _listed(skipped, len(results) - executed),
+    )
+
+
+def _json(line: str) -> dict[str, object]:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+# --- Maven Surefire ----------------------------------------------------------------------
+
+SUREFIRE_TOTAL_RE = re.compile(
+    r"^(?:\[(?:INFO|WARNING|WARN|ERROR)\] )?Tests run: (?P<run>\d+), Failures: (?P<failures>\d+),"
+    r" Errors: (?P<errors>\d+), Skipped: (?P<skipped>\d+)(?:, Flakes: \d+)?$"
+)
+
+
+def _maven(lines: Sequence[str]) -> TestCount | None:
+    """The totals Surefire (and Failsafe) print per module; the per-class lines end with
+    `Time elapsed ... in <class>` and are not counted again."""
+    counts: list[TestCount] = []
+    for line in lines:
+        total = SUREFIRE_TOTAL_RE.match(line)
+        if total:
+            run, skipped = int(total.group("run")), int(total.group("skipped"))
+            errors = int(total.group("errors"))
+            failed = int(total.group("failures")) + errors
+            counts.append(
+                TestCount("maven", run - skipped, run - skipped - failed, failed, skipped, 0, errors=errors)
+            )
+    return _total(counts)
+
+
+_READERS = (_pytest, _unittest, _jest, _vitest, _cargo, _go, _maven)
