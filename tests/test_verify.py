@@ -292,29 +292,6 @@ def test_evidence_tail_is_redacted() -> None:
     assert token not in evidence.tail
 
 
-def test_files_made_by_the_setup_and_the_commands_never_reach_the_fix(project: Path) -> None:
-    (project / "test_new.py").write_text("def test_new():\n    assert True\n")  # written by the fix: kept
-    (project / "tools").mkdir()
-    (project / "tools" / "make_files.py").write_text(
-        "import pathlib, sys\n"
-        "for rel in sys.argv[1:]:\n"
-        "    path = pathlib.Path(rel)\n"
-        "    path.parent.mkdir(parents=True, exist_ok=True)\n"
-        "    path.write_text('x')\n"
-    )
-    (project / "calc.py").write_text(FIXED)
-    result = verify(
-        sandbox_for(project),
-        [f"python tools/make_files.py out/report.xml && {FAILING}"],
-        setup_command="python tools/make_files.py pkg.egg-info/PKG-INFO build/lib/calc.py",
-        timeout=60,
-    )
-    assert result.outcome == "verified", result.reason
-    assert result.setup is not None and result.setup.ok
-    left = sorted(str(p.relative_to(project)) for p in project.rglob("*") if ".git" not in p.parts)
-    assert left == ["calc.py", "test_calc.py", "test_new.py", "test_other.py", "tools", "tools/make_files.py"]
-
-
 def test_standalone_linters_need_no_environment() -> None:
     assert not needs_environment(["ruff format --check .", "black --check src", "python -m isort --check ."])
     assert not needs_environment(["/opt/venv/bin/ruff check", ""])

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ci_autofix.ladder import Proposal
 
 UNVERIFIED_LABEL = "ci-autofix:unverified"
+CHANGES_TESTS_LABEL = "ci-autofix:changes-tests"  # passes only with its own changes to the tests
 
 
 @dataclass
@@ -93,7 +94,12 @@ def deliver(
         gh.delete_branch(record.fix_branch)
         raise
     gh.update_pull(pull.number, body=body(pull.number))
-    labels = [*settings.labels, *([UNVERIFIED_LABEL] if unverified else [])]
+    changes_tests = proposal.verification is not None and proposal.verification.changes_tests
+    labels = [
+        *settings.labels,
+        *([UNVERIFIED_LABEL] if unverified else []),
+        *([CHANGES_TESTS_LABEL] if changes_tests else []),
+    ]
     if labels:
         gh.add_labels(pull.number, labels)
     unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []

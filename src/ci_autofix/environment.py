@@ -1,7 +1,8 @@
 """The environment the failing commands run in: for a Python repository, a virtualenv outside
 the workspace prepared by `setup-command`, or by default with the project and its test extras
-installed; nothing at all when the commands are standalone linters. Files that preparing or
-running leaves behind are removed, so they never reach a fix."""
+installed; nothing at all when the commands are standalone linters. It is prepared in the clean
+copy verification runs in (`Workarea.clean_copy`), so nothing preparing or running leaves
+behind reaches the fix."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import dataclasses
 import hashlib
 import os
 import re
+import stat
 import sys
 import tempfile
 import tomllib
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.evidence import Evidence
-from ci_autofix.sandbox import Sandbox, others_can_run
+from ci_autofix.sandbox import Sandbox, chown_tree, others_can_run
 
 _STAMP = ".ci-autofix-setup"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
@@ -188,24 +190,51 @@ def prepare(
     stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     if (bin_dir / "python").exists() and stamp_file.is_file() and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
-    if not (bin_dir / "python").exists():
-        # Created by the sandbox's user (the checkout's owner when we run as root), who must write there.
-        sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
-        created = sandbox.run([interpreter(sandbox), "-m", "venv", str(env_dir)], timeout=timeout)
-        if not created.ok:
-            return Prepared(inner, Evidence.of(f"python -m venv {env_dir.name}", created))
-    if setup_command:
-        setup = Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
-    else:
-        argv = default_setup(root, bin_dir / "python")
-        if argv is None:
-            setup = None
-        else:
-            shown = "pip install " + " ".join(argv[argv.index("--quiet") + 1 :])
-            setup = Evidence.of(shown, inner.run(argv, timeout=timeout))
+    with _lent(env_dir, sandbox):
+        setup = _set_up(sandbox, inner, env_dir, setup_command, timeout)
     if setup is None or setup.ok:
         stamp_file.write_text(stamp)
     return Prepared(inner, setup)
+
+
+def _set_up(
+    sandbox: Sandbox, inner: Sandbox, env_dir: Path, setup_command: str, timeout: float
+) -> Evidence | None:
+    """Create the virtualenv when it is missing, then run the setup (or install the project) in it."""
+    bin_dir = env_dir / "bin"
+    if not (bin_dir / "python").exists():
+        # Created by the sandbox's user, who must write there while the setup runs.
+        sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
+        created = sandbox.run([interpreter(sandbox), "-m", "venv", str(env_dir)], timeout=timeout)
+        if not created.ok:
+            return Evidence.of(f"python -m venv {env_dir.name}", created)
+    if setup_command:
+        return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
+    argv = default_setup(inner.root, bin_dir / "python")
+    if argv is None:
+        return None
+    shown = "pip install " + " ".join(argv[argv.index("--quiet") + 1 :])
+    return Evidence.of(shown, inner.run(argv, timeout=timeout))
+
+
+@contextlib.contextmanager
+def _lent(env_dir: Path, sandbox: Sandbox) -> Iterator[None]:
+    """The environment belongs to the sandbox's user only while the setup runs; then to us again,
+    read-only to it, so the commands run afterwards (the repository's tests) cannot change it."""
+    if sandbox.user is None or sandbox.group is None or not env_dir.is_dir():
+        yield
+        return
+    chown_tree(env_dir, sandbox.user, sandbox.group)
+    try:
+        yield
+    finally:
+        chown_tree(env_dir, os.geteuid(), os.getegid())
+        for directory, dirs, names in os.walk(env_dir):
+            for path in (directory, *(os.path.join(directory, n) for n in (*dirs, *names))):
+                with contextlib.suppress(OSError):
+                    st = os.lstat(path)
+                    if not stat.S_ISLNK(st.st_mode):
+                        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o022)
 
 
 def interpreter(sandbox: Sandbox) -> str:
@@ -216,34 +245,3 @@ def interpreter(sandbox: Sandbox) -> str:
     path = sandbox.env().get("PATH", os.defpath).split(os.pathsep)
     candidates = (os.path.join(directory, "python3") for directory in path if directory)
     return next((c for c in candidates if others_can_run(c)), sys.executable)
-
-
-def _untracked(sandbox: Sandbox) -> set[str] | None:
-    """Untracked, not ignored files: what would end up in the fix's snapshot. None outside a git checkout."""
-    if sandbox.git_dir is None and not (sandbox.root / ".git").exists():
-        return None
-    listed = sandbox.git().run("ls-files", "--others", "--exclude-standard", "-z", check=False)
-    return {p for p in listed.output.split("\0") if p} if listed.ok else None
-
-
-@contextlib.contextmanager
-def leave_no_files(sandbox: Sandbox) -> Iterator[None]:
-    """Remove the untracked files that appear meanwhile (egg-info, build/, test outputs), so that
-    preparing and running commands never adds files to the fix."""
-    root = sandbox.root
-    before = _untracked(sandbox)
-    try:
-        yield
-    finally:
-        after = _untracked(sandbox) if before is not None else None
-        for rel in sorted((after or set()) - (before or set()), reverse=True):
-            path = root / rel
-            with contextlib.suppress(OSError):
-                path.unlink()
-            parent = path.parent
-            while parent != root and root in parent.parents:
-                try:
-                    parent.rmdir()
-                except OSError:
-                    break
-                parent = parent.parent

@@ -67,15 +67,37 @@ class EvidencePair:
 
 
 @dataclass(frozen=True)
+class OriginalTests:
+    """The failing commands run against the fixed code with the failing commit's versions of the
+    test files and test configuration the fix changed."""
+
+    paths: list[str]
+    verification: Verification
+    passed: bool
+
+
+@dataclass(frozen=True)
 class Verification:
     outcome: Outcome
     reason: str
     evidence: list[EvidencePair] = field(default_factory=list)
     setup: Evidence | None = None
+    tree: str | None = None  # the git tree every command ran on (a clean checkout of it)
+    original_tests: OriginalTests | None = None
 
-    def to_markdown(self) -> str:
+    @property
+    def changes_tests(self) -> bool:
+        """The fix makes the failing command pass only together with its own changes to the tests."""
+        return self.original_tests is not None and not self.original_tests.passed
+
+    def to_markdown(self, heading: str = "### Verification") -> str:
         title = {"verified": "verified ✅", "unverified": "unverified ⚠️", "failed": "failed ❌"}[self.outcome]
-        parts = [f"### Verification: {title}", _escape(self.reason)]
+        parts = [f"{heading}: {title}", _escape(self.reason)]
+        if self.tree:
+            parts.append(
+                f"Every command ran on a clean checkout of git tree {code_span(self.tree)} and nothing else "
+                "(no file an earlier command left behind; `git rev-parse <commit>^{tree}` prints a commit's tree)."
+            )
         rows = ["| command | before the fix | after the fix |", "|---|---|---|"]
         if self.setup is not None:
             rows.append(
@@ -100,7 +122,21 @@ class Verification:
                     f"<details><summary>Output after the fix: {html_code(command)}</summary>\n\n"
                     f"{fence(evidence.tail, 'text')}\n\n</details>"
                 )
+        if self.original_tests is not None:
+            parts.append(self._original_tests(self.original_tests))
         return "\n\n".join(parts)
+
+    @staticmethod
+    def _original_tests(guard: OriginalTests) -> str:
+        files = ", ".join(code_span(path) for path in guard.paths[:10])
+        more = f" and {len(guard.paths) - 10} more" if len(guard.paths) > 10 else ""
+        verdict = (
+            "they pass too: the fix does not depend on its own changes to the tests."
+            if guard.passed
+            else "they still fail: the fix makes CI pass by changing the tests."
+        )
+        inner = guard.verification.to_markdown("#### With the failing commit's tests")
+        return f"The fix changes tests or their configuration ({files}{more}); with the failing commit's versions of those files, {verdict}\n\n{inner}"
 
 
 def _tail(output: str) -> str:

@@ -229,6 +229,22 @@ class Git:
                 self.run("add", "--", *present, env={**index_env, "GIT_LITERAL_PATHSPECS": "1"})
             return self.out("write-tree", env=index_env)
 
+    def tree_with(self, tree: str, source: str, paths: Iterable[str]) -> str:
+        """`tree` with `paths` as they are in `source`: restored when changed or deleted, removed
+        when `source` does not have them."""
+        with tempfile.TemporaryDirectory(prefix="ci-autofix-index-") as tmp:
+            index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_LITERAL_PATHSPECS": "1"}
+            self.run("read-tree", tree, env=index_env)
+            for path in sorted(set(paths)):
+                listed = self.run("ls-tree", "-z", "--full-tree", source, "--", path).output.rstrip("\0")
+                if listed and not listed.split(None, 1)[0].startswith("04"):  # a file, not a directory
+                    meta, _, _ = listed.partition("\t")
+                    mode, _kind, blob = meta.split()
+                    self.run("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=index_env)
+                else:
+                    self.run("update-index", "--force-remove", "--", path, env=index_env)
+            return self.out("write-tree", env=index_env)
+
     def commit_tree(self, tree: str, parent: str, message: str) -> str:
         identity = {
             "GIT_AUTHOR_NAME": BOT_NAME,

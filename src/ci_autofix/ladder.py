@@ -21,13 +21,13 @@ from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.evidence import Verification
 from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
 from ci_autofix.git import Git
-from ci_autofix.policy import Verdict, check_diff
+from ci_autofix.policy import Verdict, check_diff, test_paths
 from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
-from ci_autofix.verify import reproduce, verify
+from ci_autofix.verify import CleanRuns, guard_findings
 from ci_autofix.workarea import Workarea
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a
@@ -80,22 +80,19 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     partial = ""
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
+    clean = CleanRuns(
+        job.area,
+        commands,
+        setup_command=settings.setup_command,
+        test_command=settings.test_command,
+        timeout=settings.command_timeout,
+        protected=sandbox.protected,
+    )
 
     runner.stage("reproducing the failure")
     for note in job.notes:
         runner.info(f"  {note}")
-    before = (
-        reproduce(
-            sandbox,
-            commands,
-            timeout=settings.command_timeout,
-            setup_command=settings.setup_command,
-            env_dir=job.area.env_dir,
-        )
-        if commands
-        else []
-    )
-    for evidence in before:
+    for evidence in clean.reproduce() if commands or settings.test_command else []:
         runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
 
     runner.stage("deterministic fixers")
@@ -103,12 +100,12 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     for run in fixer_runs:
         runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
 
-    verification = _verify(sandbox, job, git, before) if _changed(git, sandbox, job.head_sha) else None
+    verification = _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
     agent_result: AgentResult | None = None
     if not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
-            agent_result, verification = _agent_rungs(job, sandbox, git, before, verification, runner)
+            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner)
         elif _changed(git, sandbox, job.head_sha):
             partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
             notes.append(partial)
@@ -128,6 +125,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
                 details={"agent": agent_result.to_json()},
             )
         raise Halt(HaltReason.NO_CHANGES, "The fixers produced no change to propose.")
+    if verification is not None and verification.tree != tree:
+        verification = _verify(sandbox, job, git, clean)  # what is proposed is what was verified
     fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
     diff = git.diff(job.head_sha, fix_sha)
     verdict = check_diff(
@@ -136,7 +135,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         max_changed_lines=settings.max_changed_lines,
         max_files=settings.max_files,
         read_blob=git_blob_reader(git),  # whole files, from our own git directory
-    )
+    ).with_findings(guard_findings(verification, root_cause=agent_result.root_cause if agent_result else ""))
     if verdict.blocked:
         codes = ", ".join(sorted({f.code for f in verdict.findings if f.severity == "block"}))
         raise Halt(
@@ -171,12 +170,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
 
 
 def _agent_rungs(
-    job: LadderInput,
-    sandbox: Sandbox,
-    git: Git,
-    before: list[Any],
-    verification: Verification | None,
-    runner: Runner,
+    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner
 ) -> tuple[AgentResult, Verification | None]:
     """The agent, and one more turn with the new output when its fix still fails."""
     runner.stage("fix agent")
@@ -189,7 +183,7 @@ def _agent_rungs(
     result = run_agent(
         _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
     )
-    verification = _verify(sandbox, job, git, before)
+    verification = _verify(sandbox, job, git, clean)
     if verification is not None and verification.outcome == "failed":
         runner.stage("fix agent: one more turn with the new output")
         context.append(
@@ -201,7 +195,7 @@ def _agent_rungs(
         result = run_agent(
             _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
         )
-        verification = _verify(sandbox, job, git, before)
+        verification = _verify(sandbox, job, git, clean)
     return result, verification
 
 
@@ -211,21 +205,13 @@ def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
     )
 
 
-def _verify(sandbox: Sandbox, job: LadderInput, git: Git, before: list[Any]) -> Verification | None:
-    commands = job.commands
-    if not commands and not job.settings.test_command:
+def _verify(sandbox: Sandbox, job: LadderInput, git: Git, clean: CleanRuns) -> Verification | None:
+    """Verify the work copy's current fix on a clean checkout of exactly its tree."""
+    if not job.commands and not job.settings.test_command:
         return None
-    files = git.changed_paths(job.head_sha, git.snapshot_tree(job.head_sha, sandbox.written))
-    return verify(
-        sandbox,
-        commands,
-        env_dir=job.area.env_dir,
-        setup_command=job.settings.setup_command,
-        test_command=job.settings.test_command,
-        changed_files=files,
-        before=before,
-        timeout=job.settings.command_timeout,
-    )
+    tree = git.snapshot_tree(job.head_sha, sandbox.written)
+    tests = test_paths(git.diff(job.head_sha, tree), read_blob=git_blob_reader(git))
+    return clean.verify(tree, test_paths=tests)
 
 
 def _changed(git: Git, sandbox: Sandbox, head_sha: str) -> bool:

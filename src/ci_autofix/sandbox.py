@@ -247,6 +247,14 @@ class Sandbox:
                 os.chmod(target, mode)
 
 
+def chown_tree(top: Path, uid: int, gid: int) -> None:
+    """Give `top` and everything under it to `uid`:`gid`; symlinks themselves, never followed."""
+    os.lchown(top, uid, gid)
+    for directory, dirs, names in os.walk(top):
+        for name in (*dirs, *names):
+            os.lchown(os.path.join(directory, name), uid, gid)
+
+
 def others_can_run(path: str | Path) -> bool:
     """Whether a uid that owns nothing (the work area's) can execute `path`: the file and every
     directory on the way to it (after symlinks) are open to others. Our own interpreter may sit

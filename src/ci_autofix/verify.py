@@ -1,9 +1,16 @@
-"""Proof that a fix works: the failing commands re-run before and after it, in the sandbox.
+"""Proof that a fix works: the failing commands re-run before and after it, on clean trees.
 
-`reproduce` runs the failing commands on the unfixed checkout (does the failure happen here?),
-`verify` runs them again with the fix applied, then `test-command`, then `ruff check` and
+`reproduce` runs the failing commands (and `test-command`) on the unfixed commit (does the
+failure happen here?), `verify` runs them again with the fix applied, then `ruff check` and
 `ruff format --check` on the changed Python files when the repository uses ruff. Every command
 goes through the `Sandbox` (scrubbed environment, own process group, timeout, capped output).
+
+`CleanRuns` is how the fix ladder uses them: every judged run happens in a fresh checkout of
+exactly one git tree (`Workarea.clean_copy`): the failing commit to reproduce, the failing
+commit plus exactly the proposed diff to verify, nothing the agent's commands left behind. The
+verification names that tree. When the fix changes tests or test configuration, the failing
+commands also run against the fixed source with the failing commit's versions of those files
+(`OriginalTests`): a fix that passes only with its own tests is never "verified".
 
 The environment of a Python repository is a virtualenv outside the workspace (under
 `RUNNER_TEMP`, or the system temp dir), created with the interpreter that runs ci-autofix and
@@ -20,14 +27,19 @@ a timeout, a setup that failed, or a failure that did not happen here before the
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from ci_autofix.environment import leave_no_files, prepare, uses_ruff
-from ci_autofix.evidence import Evidence, EvidencePair, Outcome, Verification
+from ci_autofix.environment import needs_environment, prepare, uses_ruff
+from ci_autofix.evidence import Evidence, EvidencePair, OriginalTests, Outcome, Verification
 from ci_autofix.markdown import code_span
+from ci_autofix.policy import Finding
+from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
+from ci_autofix.workarea import Workarea
 
 _SERVICE = re.compile(
     r"Connection refused|ECONNREFUSED|could not connect to server|Can't connect to (?:local )?MySQL"
@@ -47,13 +59,6 @@ def reproduce(
     env_dir: Path | None = None,
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use."""
-    with leave_no_files(sandbox):
-        return _reproduce(sandbox, commands, timeout=timeout, setup_command=setup_command, env_dir=env_dir)
-
-
-def _reproduce(
-    sandbox: Sandbox, commands: Sequence[str], *, timeout: float, setup_command: str, env_dir: Path | None
-) -> list[Evidence]:
     prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=commands)
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
@@ -74,34 +79,7 @@ def verify(
     timeout: float,
     env_dir: Path | None = None,
 ) -> Verification:
-    """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge.
-
-    Files the setup and the commands create (and git would not ignore) are removed afterwards.
-    """
-    with leave_no_files(sandbox):
-        return _verify(
-            sandbox,
-            commands,
-            setup_command=setup_command,
-            test_command=test_command,
-            changed_files=changed_files,
-            before=before,
-            timeout=timeout,
-            env_dir=env_dir,
-        )
-
-
-def _verify(
-    sandbox: Sandbox,
-    commands: Sequence[str],
-    *,
-    setup_command: str,
-    test_command: str,
-    changed_files: Sequence[str],
-    before: Sequence[Evidence],
-    timeout: float,
-    env_dir: Path | None,
-) -> Verification:
+    """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge."""
     prepared = prepare(
         sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=[*commands, test_command]
     )
@@ -140,6 +118,112 @@ def _verify(
         pairs += _ruff(run, python_files, timeout)
     outcome, reason = _judge(pairs, timeout)
     return Verification(outcome, reason, pairs, setup)
+
+
+@dataclass
+class CleanRuns:
+    """Reproduction and verification for one work area, each run on a clean copy of one tree."""
+
+    area: Workarea
+    commands: Sequence[str]
+    setup_command: str
+    test_command: str
+    timeout: float
+    protected: Sequence[str]
+    before: list[Evidence] = dataclasses.field(default_factory=list)
+
+    def reproduce(self) -> list[Evidence]:
+        """The failing commands and `test-command` on exactly the failing commit; kept as `before`."""
+        runs = list(dict.fromkeys([*self.commands, *([self.test_command] if self.test_command else [])]))
+        self.before = reproduce(
+            self._copy(self.area.head_sha),
+            runs,
+            timeout=self.timeout,
+            setup_command=self.setup_command,
+            env_dir=self.area.env_dir,
+        )
+        return self.before
+
+    def verify(self, tree: str, *, test_paths: Sequence[str] = ()) -> Verification:
+        """Verify `tree` (the failing commit plus exactly the fix); with the original tests when
+        the fix changes `test_paths` (test files and test configuration)."""
+        git = self.area.git
+        changed = git.changed_paths(self.area.head_sha, tree)
+        result = dataclasses.replace(self._verify(tree, changed, self.commands, self.test_command), tree=tree)
+        runs_tests = [
+            c for c in dict.fromkeys([*self.commands, self.test_command]) if c and needs_environment([c])
+        ]
+        if result.outcome != "verified" or not test_paths or not runs_tests:
+            return result
+        original = git.tree_with(tree, self.area.head_sha, test_paths)
+        commands = [c for c in self.commands if c in runs_tests]
+        test_command = self.test_command if self.test_command in runs_tests else ""
+        guard = dataclasses.replace(self._verify(original, (), commands, test_command), tree=original)
+        passed = guard.outcome != "failed"  # a missing tool or a service is not the tests' doing
+        tests = OriginalTests(list(test_paths), guard, passed)
+        if passed:
+            return dataclasses.replace(result, original_tests=tests)
+        failing = [code_span(p.command) for p in guard.evidence if not p.after.ok]
+        shown = ", ".join(code_span(path) for path in test_paths[:5])
+        return dataclasses.replace(
+            result,
+            outcome="unverified",
+            reason=(
+                f"The failing command passes only with the fix's own changes to the tests ({shown}): with the "
+                f"failing commit's versions of those files, {', '.join(failing)} still fails against the fixed code."
+            ),
+            original_tests=tests,
+        )
+
+    def _verify(
+        self, tree: str, changed: Sequence[str], commands: Sequence[str], test_command: str
+    ) -> Verification:
+        return verify(
+            self._copy(tree),
+            commands,
+            setup_command=self.setup_command,
+            test_command=test_command,
+            changed_files=changed,
+            before=self.before,
+            timeout=self.timeout,
+            env_dir=self.area.env_dir,
+        )
+
+    def _copy(self, tree: str) -> Sandbox:
+        return self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout)
+
+
+def guard_findings(verification: Verification | None, *, root_cause: str = "") -> list[Finding]:
+    """What the verification guards found, as findings of the patch policy.
+
+    A fix that passes only with its own changes to the tests is `changes-tests` (blocked), or
+    `changes-tests-explained` (flagged: a draft for a human) when the agent's root cause names a
+    test file it changed, saying why that test was wrong.
+    """
+    if verification is None or verification.original_tests is None or verification.original_tests.passed:
+        return []
+    paths = verification.original_tests.paths
+    if _names_any(root_cause, paths):
+        return [
+            finding(
+                "changes-tests-explained",
+                f"{verification.reason} The agent's root cause says why the test itself was wrong: a human "
+                "must judge that, so it is proposed only as a draft.",
+                paths[0],
+            )
+        ]
+    return [
+        finding(
+            "changes-tests",
+            f"{verification.reason} The agent did not say why the test itself was wrong.",
+            paths[0],
+        )
+    ]
+
+
+def _names_any(text: str, paths: Sequence[str]) -> bool:
+    names = {p for path in paths for p in (path, Path(path).name) if len(p) >= 4}
+    return any(name in text for name in names)
 
 
 def _ruff(run: Sandbox, files: list[str], timeout: float) -> list[EvidencePair]:

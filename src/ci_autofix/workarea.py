@@ -10,8 +10,15 @@ directory (0711) holding:
 - `work/`: the copy of the commit's tree, checked out by our git directory, with a `.git` of
   its own (one shallow commit, so tools such as `git show HEAD:path` work) that the sandbox owns
   and our git never reads.
-- `home/` (HOME and the XDG directories), `tmp/` (TMPDIR) and `env/` (the virtualenv): the
-  sandbox's, thrown away at the end.
+- `home/` (HOME and the XDG directories) and `tmp/` (TMPDIR): the sandbox's, for the fixers
+  and the agent's commands in `work/`.
+- `clean/`, with `clean-home/` and `clean-tmp/`: where every judged run happens (reproducing the
+  failure, verifying a fix). `clean_copy(tree)` throws the last one away and checks out exactly
+  `tree` there, with a fresh HOME and TMPDIR: nothing the agent's commands left in `work/` or in
+  its HOME reaches a verification. Always the same path, so an editable install made by the
+  setup stays valid from one clean copy to the next.
+- `env/` (the virtualenv the judged runs use): the sandbox's while the setup runs, ours
+  (read-only to it) otherwise, so no command run for the repository can change it.
 - `tools/`: fixer tools we install (ours; the sandbox may run them, not change them).
 
 When we are root, everything the sandbox gets belongs to a dedicated uid and gid picked at
@@ -37,7 +44,7 @@ from pathlib import Path
 
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git
-from ci_autofix.sandbox import Sandbox, credential_files
+from ci_autofix.sandbox import Sandbox, chown_tree, credential_files
 
 SANDBOX_IDS = range(60000, 65000)
 _FIX_REF = "refs/ci-autofix/fix"
@@ -72,6 +79,39 @@ class Workarea:
             home=self.home,
             tmpdir=self.tmp,
             git_dir=self.git_dir,
+            sealed=self.sealed,
+        )
+
+    def clean_copy(self, tree: str, *, protected: Sequence[str], timeout: float) -> Sandbox:
+        """A sandbox on a fresh checkout of exactly `tree` (and nothing else) at `clean/`.
+
+        The previous clean copy, its HOME and TMPDIR are thrown away first. The copy's own `.git`
+        holds the failing commit (so `git diff` there shows the fix); our git never reads it.
+        """
+        clean, home, tmp = self.base / "clean", self.base / "clean-home", self.base / "clean-tmp"
+        for old in (clean, home, tmp):
+            if old.exists() or old.is_symlink():
+                _discard(old, self.base)
+        clean.mkdir()
+        with tempfile.TemporaryDirectory(prefix="index-", dir=self.base) as scratch:
+            index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            Git(clean, git_dir=self.git_dir, work_tree=clean).run(
+                "read-tree", "--reset", "-u", tree, env=index
+            )
+        _own_git(self.git_dir, clean, self.head_sha)
+        _homes(home)
+        tmp.mkdir(mode=0o700)
+        if self.uid is not None and self.gid is not None:
+            for top in (clean, home, tmp):
+                chown_tree(top, self.uid, self.gid)
+        return Sandbox(
+            clean,
+            protected=protected,
+            timeout=timeout,
+            user=self.uid,
+            group=self.gid,
+            home=home,
+            tmpdir=tmp,
             sealed=self.sealed,
         )
 
@@ -131,8 +171,21 @@ def _build(checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | Non
     ours = Git(work, git_dir=git_dir, work_tree=work)
     ours.run("update-ref", "--no-deref", "HEAD", head_sha)
     ours.run("read-tree", "--reset", "-u", head_sha)
-    _own_git(ours, git_dir, work, head_sha)
+    _own_git(git_dir, work, head_sha)
     home, tmp, env_dir, tools = base / "home", base / "tmp", base / "env", base / "tools"
+    _homes(home)
+    for directory in (tmp, env_dir, tools):
+        directory.mkdir(mode=0o700 if directory == tmp else 0o755)
+    tools.chmod(0o755)
+    if ids is not None:
+        for top in (work, home, tmp):
+            chown_tree(top, *ids)
+    sealed = (checkout_git, *_credentials(checkout_git))
+    uid, gid = ids if ids is not None else (None, None)
+    return Workarea(base, work, home, tmp, env_dir, tools, git_dir, head_sha, uid, gid, sealed)
+
+
+def _homes(home: Path) -> None:
     for directory in (
         home / ".config",
         home / ".cache",
@@ -140,20 +193,20 @@ def _build(checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | Non
         home / ".local" / "state",
     ):
         directory.mkdir(parents=True)
-    for directory in (tmp, env_dir, tools):
-        directory.mkdir(mode=0o700 if directory == tmp else 0o755)
-    tools.chmod(0o755)
-    if ids is not None:
-        for top in (work, home, tmp, env_dir):
-            _chown_tree(top, *ids)
-    sealed = (checkout_git, *_credentials(checkout_git))
-    uid, gid = ids if ids is not None else (None, None)
-    return Workarea(base, work, home, tmp, env_dir, tools, git_dir, head_sha, uid, gid, sealed)
 
 
-def _own_git(ours: Git, git_dir: Path, work: Path, head_sha: str) -> None:
-    """The copy's own `.git`: the one commit, shallow, for the repository's own tools."""
-    ours.run("update-ref", _FIX_REF + "-base", head_sha)
+def _discard(path: Path, base: Path) -> None:
+    """Move `path` out of the way at once, then remove it (what cannot be removed goes with `base`)."""
+    aside = base / f"discarded-{secrets.token_hex(6)}"
+    os.rename(path, aside)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _own_git(git_dir: Path, work: Path, head_sha: str) -> None:
+    """A copy's own `.git`: the one commit, shallow, for the repository's own tools.
+
+    Made by us in a directory nothing else has touched yet, before the sandbox owns it."""
+    Git(work, git_dir=git_dir, work_tree=work).run("update-ref", _FIX_REF + "-base", head_sha)
     copy = Git(work)
     copy.run("init", "--quiet")
     copy.run("fetch", "--quiet", "--no-tags", "--depth=1", "--", f"file://{git_dir}", _FIX_REF + "-base")
@@ -174,10 +227,3 @@ def _credentials(checkout_git: Path) -> list[Path]:
     if runner_temp:
         found += sorted(Path(runner_temp).glob("git-credentials-*"))
     return list(dict.fromkeys(found))
-
-
-def _chown_tree(top: Path, uid: int, gid: int) -> None:
-    os.lchown(top, uid, gid)
-    for directory, dirs, names in os.walk(top):
-        for name in (*dirs, *names):
-            os.lchown(os.path.join(directory, name), uid, gid)

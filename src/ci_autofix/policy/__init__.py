@@ -27,6 +27,7 @@ from ci_autofix.policy.checks import (
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
+from ci_autofix.policy.source import is_test_path
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
 from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
@@ -40,6 +41,7 @@ __all__ = [
     "Verdict",
     "check_diff",
     "rules_markdown",
+    "test_paths",
 ]
 
 Family = Callable[[Sequence[FileDiff], Limits], Iterator[Finding]]
@@ -100,9 +102,23 @@ def check_diff(
     first: dict[tuple[str, str | None, int | None], Finding] = {}
     for each in map(_printable, found):
         first.setdefault((each.code, each.path, each.line), each)
-    unique = list(first.values())
-    unique.sort(key=lambda f: (f.severity != "block", f.path or "", f.line or 0, f.code))
-    return Verdict(unique)
+    return Verdict().with_findings(list(first.values()))
+
+
+def test_paths(diff: str | bytes, *, read_blob: contents.BlobReader | None = None) -> list[str]:
+    """The test files and test configuration files `diff` changes (both paths of a rename);
+    empty when the diff cannot be parsed (the policy blocks it then)."""
+    try:
+        parsed = parse(diff)
+    except (UnidiffParseError, UnicodeDecodeError):
+        return []
+    contents.attach(parsed, read_blob)
+    paths: list[str] = []
+    for file in parsed:
+        old_is_test = file.old_path is not None and is_test_path(file.old_path)
+        if file.is_test or old_is_test or infra.is_test_infrastructure(file):
+            paths += [p for p in (file.old_path, file.path) if p]
+    return list(dict.fromkeys(paths))
 
 
 def _printable(found: Finding) -> Finding:

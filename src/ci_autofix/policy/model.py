@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -35,6 +36,12 @@ class Finding:
 @dataclass(frozen=True)
 class Verdict:
     findings: list[Finding] = field(default_factory=list)
+
+    def with_findings(self, extra: Sequence[Finding]) -> Verdict:
+        """This verdict with `extra` findings (from verification) added, blocking ones first."""
+        found = [*self.findings, *extra]
+        found.sort(key=lambda f: (f.severity != "block", f.path or "", f.line or 0, f.code))
+        return Verdict(found)
 
     @property
     def blocked(self) -> bool:

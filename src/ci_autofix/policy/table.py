@@ -122,8 +122,27 @@ RULES: tuple[Rule, ...] = (
         "An added line looks like a secret (a token, key or password), also when it is split across "
         "string literals.",
     ),
+    Rule(
+        "changes-tests",
+        "block",
+        "Verification: the failing command passes only with the fix's own changes to tests or test "
+        "configuration (with the failing commit's versions of those files it still fails), and the agent's "
+        "root cause does not name the test it says was wrong.",
+    ),
+    Rule(
+        "tests-dropped",
+        "block",
+        "Verification: fewer tests run, or more are skipped or deselected, after the fix than before it "
+        "(counted from the runner's own summary or report, naming the tests that disappeared).",
+    ),
     Rule("too-many-changed-lines", "block", "The diff changes more lines than `max-changed-lines`."),
     Rule("too-many-files", "block", "The diff changes more files than `max-files`."),
+    Rule(
+        "changes-tests-explained",
+        "flag",
+        "As `changes-tests`, but the agent's root cause names the test it says was wrong: proposed only "
+        "as a draft labelled `ci-autofix:changes-tests`, with both outputs in the PR.",
+    ),
     Rule(
         "test-infra-changed",
         "flag",

@@ -156,6 +156,11 @@ def _hooks(file: FileDiff) -> Iterator[Finding]:
             return
 
 
+def is_test_infrastructure(file: FileDiff) -> bool:
+    """The diff of `file` changes test infrastructure (what runs, or how results are read)."""
+    return _infra_lines(file, PurePosixPath(file.path).name) is not None
+
+
 def _infra_lines(file: FileDiff, name: str) -> list[Line] | None:
     """The changed lines that are test infrastructure; None when the file has none."""
     changed = [line for hunk in file.hunks for line in hunk.lines if line.kind != " "]
