@@ -78,7 +78,7 @@ def test_a_fix_that_makes_the_failing_test_pass_is_verified(project: Path) -> No
     assert "1 passed" in result.evidence[0].after.tail
     text = result.to_markdown()
     assert "### Verification: verified" in text
-    assert f"| `{FAILING}` | exit 1 | exit 0 |" in text
+    assert f"| `{FAILING}` | exit 1; tests: 1 ran (0 passed, 1 failed) | exit 0; tests: 1 ran |" in text
 
 
 def test_a_fix_that_breaks_another_test_fails(project: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Literal
 from ci_autofix import shell
 from ci_autofix.markdown import code_span, fence, html_code
 from ci_autofix.redact import redact
+from ci_autofix.testcount import TestCount
 
 Outcome = Literal["verified", "unverified", "failed"]
 Role = Literal["failing", "test", "lint"]
@@ -30,6 +31,7 @@ class Evidence:
     tail: str
     not_found: bool = False
     duration_s: float = 0.0
+    tests: TestCount | None = None  # what the test runner's summary (or report) says it ran
 
     @property
     def ok(self) -> bool:
@@ -44,10 +46,10 @@ class Evidence:
             return "not found"
         if self.timed_out:
             return f"timed out ({self.duration_s:.0f}s)"
-        return f"exit {self.exit_code}"
+        return f"exit {self.exit_code}" + (f"; tests: {self.tests.describe()}" if self.tests else "")
 
     @classmethod
-    def of(cls, command: str, result: shell.Completed) -> Evidence:
+    def of(cls, command: str, result: shell.Completed, *, tests: TestCount | None = None) -> Evidence:
         return cls(
             command,
             result.exit_code,
@@ -55,6 +57,7 @@ class Evidence:
             _tail(result.output),
             result.not_found,
             round(result.duration_s, 2),
+            tests,
         )
 
 
@@ -84,6 +87,7 @@ class Verification:
     setup: Evidence | None = None
     tree: str | None = None  # the git tree every command ran on (a clean checkout of it)
     original_tests: OriginalTests | None = None
+    tests_dropped: list[str] = field(default_factory=list)  # Markdown: a command, and the tests it lost
 
     @property
     def changes_tests(self) -> bool:
@@ -122,6 +126,8 @@ class Verification:
                     f"<details><summary>Output after the fix: {html_code(command)}</summary>\n\n"
                     f"{fence(evidence.tail, 'text')}\n\n</details>"
                 )
+        if self.tests_dropped:
+            parts.append("**Tests lost.** " + " ".join(self.tests_dropped))
         if self.original_tests is not None:
             parts.append(self._original_tests(self.original_tests))
         return "\n\n".join(parts)

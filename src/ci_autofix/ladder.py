@@ -140,7 +140,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         codes = ", ".join(sorted({f.code for f in verdict.findings if f.severity == "block"}))
         raise Halt(
             HaltReason.POLICY,
-            f"The patch breaks the patch policy ({codes}); nothing was pushed.",
+            f"The patch breaks the patch policy ({codes}); nothing was pushed.\n"
+            + "\n".join(f"- {f.code} ({f.where}): {f.message}" for f in verdict.blocking[:10]),
             details={"policy": verdict.to_json()},
         )
     if verification is not None and verification.outcome == "failed" and not partial:

@@ -20,7 +20,6 @@ appears to say, a guard against a fix that drops tests, not proof against code t
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import re
@@ -64,6 +63,16 @@ class TestCount:
     errors: int = (
         0  # of `failed`, the errors (pytest counts a test that passed and errored in teardown twice)
     )
+
+    def describe(self) -> str:
+        """`3 ran (2 passed, 1 failed), 1 skipped, 2 deselected`: the parts that are not zero."""
+        parts = [
+            f"{self.ran} ran" + (f" ({self.passed} passed, {self.failed} failed)" if self.failed else "")
+        ]
+        parts += [
+            f"{n} {what}" for n, what in ((self.skipped, "skipped"), (self.deselected, "deselected")) if n
+        ]
+        return ", ".join(parts)
 
     def __add__(self, other: TestCount) -> TestCount:
         if not isinstance(other, TestCount):
@@ -188,15 +197,16 @@ def read_report(report_dir: Path, max_bytes: int = MAX_REPORT_BYTES) -> bytes | 
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(report_dir / PYTEST_REPORT, flags)
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENXIO):
-            return None
-        raise
+    except OSError:
+        return None  # missing, a link, a FIFO without a writer, or anything else the run made of it
     with contextlib.closing(os.fdopen(fd, "rb")) as file:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size > max_bytes:
             return None
-        data = file.read(max_bytes + 1)
+        try:
+            data = file.read(max_bytes + 1)
+        except OSError:
+            return None
     return data if len(data) <= max_bytes else None
 
 

@@ -28,7 +28,9 @@ a timeout, a setup that failed, or a failure that did not happen here before the
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +41,7 @@ from ci_autofix.markdown import code_span
 from ci_autofix.policy import Finding
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
+from ci_autofix.testcount import count_tests, dropped, pytest_report_env, read_report
 from ci_autofix.workarea import Workarea
 
 _SERVICE = re.compile(
@@ -57,15 +60,33 @@ def reproduce(
     timeout: float,
     setup_command: str = "",
     env_dir: Path | None = None,
+    reports: Path | None = None,
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use."""
     prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=commands)
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
-    return [
-        Evidence.of(command, prepared.sandbox.run_command_line(command, timeout=timeout))
-        for command in commands
-    ]
+    return [counted(prepared.sandbox, command, timeout=timeout, reports=reports) for command in commands]
+
+
+def counted(sandbox: Sandbox, command: str, *, timeout: float, reports: Path | None = None) -> Evidence:
+    """One judged run of `command`, with the tests its runner says it ran.
+
+    With `reports` (a directory of ours that the sandbox cannot replace), pytest also writes a
+    JUnit report into a fresh directory there, read without following links."""
+    if reports is None:
+        result = sandbox.run_command_line(command, timeout=timeout)
+        return Evidence.of(command, result, tests=count_tests(result.output))
+    report_dir = Path(tempfile.mkdtemp(prefix="run-", dir=reports))
+    if sandbox.user is not None and sandbox.group is not None:
+        os.chown(report_dir, sandbox.user, sandbox.group)
+    run = dataclasses.replace(
+        sandbox,
+        extra_env={**sandbox.extra_env, **pytest_report_env(sandbox.env().get("PYTEST_ADDOPTS"), report_dir)},
+    )
+    result = run.run_command_line(command, timeout=timeout)
+    report = read_report(report_dir)
+    return Evidence.of(command, result, tests=count_tests(result.output, [report] if report else []))
 
 
 def verify(
@@ -78,8 +99,12 @@ def verify(
     before: Sequence[Evidence] = (),
     timeout: float,
     env_dir: Path | None = None,
+    reports: Path | None = None,
 ) -> Verification:
-    """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge."""
+    """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge.
+
+    The tests each command ran are counted; a command that runs fewer tests than before the fix,
+    or skips or deselects more, is named in `tests_dropped`."""
     prepared = prepare(
         sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=[*commands, test_command]
     )
@@ -101,23 +126,22 @@ def verify(
     run = prepared.sandbox
     earlier = {e.command: e for e in before}
     pairs = [
-        EvidencePair(c, "failing", earlier.get(c), Evidence.of(c, run.run_command_line(c, timeout=timeout)))
+        EvidencePair(c, "failing", earlier.get(c), counted(run, c, timeout=timeout, reports=reports))
         for c in dict.fromkeys(commands)
     ]
     if test_command:
-        pairs.append(
-            EvidencePair(
-                test_command,
-                "test",
-                earlier.get(test_command),
-                Evidence.of(test_command, run.run_command_line(test_command, timeout=timeout)),
-            )
-        )
+        after = counted(run, test_command, timeout=timeout, reports=reports)
+        pairs.append(EvidencePair(test_command, "test", earlier.get(test_command), after))
     python_files = [f for f in changed_files if f.endswith((".py", ".pyi")) and (run.root / f).is_file()]
     if python_files and uses_ruff(run.root):
         pairs += _ruff(run, python_files, timeout)
     outcome, reason = _judge(pairs, timeout)
-    return Verification(outcome, reason, pairs, setup)
+    lost = [
+        f"{code_span(p.command)}: {message}"
+        for p in pairs
+        if p.role != "lint" and p.before is not None and (message := dropped(p.before.tests, p.after.tests))
+    ]
+    return Verification(outcome, reason, pairs, setup, tests_dropped=lost)
 
 
 @dataclass
@@ -141,6 +165,7 @@ class CleanRuns:
             timeout=self.timeout,
             setup_command=self.setup_command,
             env_dir=self.area.env_dir,
+            reports=self._reports(),
         )
         return self.before
 
@@ -187,38 +212,40 @@ class CleanRuns:
             before=self.before,
             timeout=self.timeout,
             env_dir=self.area.env_dir,
+            reports=self._reports(),
         )
 
     def _copy(self, tree: str) -> Sandbox:
         return self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout)
 
+    def _reports(self) -> Path:
+        """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
+        we make here for it, never replace that directory with a link."""
+        reports = self.area.base / "reports"
+        reports.mkdir(mode=0o711, exist_ok=True)
+        return reports
+
 
 def guard_findings(verification: Verification | None, *, root_cause: str = "") -> list[Finding]:
     """What the verification guards found, as findings of the patch policy.
 
-    A fix that passes only with its own changes to the tests is `changes-tests` (blocked), or
-    `changes-tests-explained` (flagged: a draft for a human) when the agent's root cause names a
-    test file it changed, saying why that test was wrong.
+    A command that lost tests is `tests-dropped` (blocked). A fix that passes only with its own
+    changes to the tests is `changes-tests` (blocked), or `changes-tests-explained` (flagged: a
+    draft for a human) when the agent's root cause names a test file it changed, saying why that
+    test was wrong.
     """
-    if verification is None or verification.original_tests is None or verification.original_tests.passed:
+    if verification is None:
         return []
-    paths = verification.original_tests.paths
-    if _names_any(root_cause, paths):
-        return [
-            finding(
-                "changes-tests-explained",
-                f"{verification.reason} The agent's root cause says why the test itself was wrong: a human "
-                "must judge that, so it is proposed only as a draft.",
-                paths[0],
-            )
-        ]
-    return [
-        finding(
-            "changes-tests",
-            f"{verification.reason} The agent did not say why the test itself was wrong.",
-            paths[0],
-        )
-    ]
+    found = [finding("tests-dropped", message) for message in verification.tests_dropped]
+    guard = verification.original_tests
+    if guard is not None and not guard.passed:
+        if _names_any(root_cause, guard.paths):
+            code = "changes-tests-explained"
+            why = "The agent's root cause says why the test itself was wrong: a human must judge that, so it is proposed only as a draft."
+        else:
+            code, why = "changes-tests", "The agent did not say why the test itself was wrong."
+        found.append(finding(code, f"{verification.reason} {why}", guard.paths[0]))
+    return found
 
 
 def _names_any(text: str, paths: Sequence[str]) -> bool:

@@ -184,4 +184,31 @@ def test_an_honest_fix_that_adds_a_test_stays_verified_and_clean(
     assert suggestion is not None and suggestion.verification == "verified"
     assert f"clean checkout of git tree `{tree}`" in pull.body
     assert "with the failing commit's versions of those files, they pass too" in pull.body
+    assert "| exit 1; tests: 1 ran (0 passed, 1 failed) | exit 0; tests: 2 ran |" in pull.body
     assert "ci-autofix:changes-tests" not in pull.labels
+
+
+def test_a_source_change_that_skips_the_failing_test_loses_tests_and_is_never_proposed(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """No test file changes: only counting the tests shows that the failing one stopped running."""
+    emu = github_emulator
+    broken = seed(emu, tmp_path, {"tests/test_more.py": "def test_truth():\n    assert 1 + 1 == 2\n"})
+    dodge = (
+        "import sys\n\n"
+        'if "test_calc" in sys.modules.get("__main__", sys).__dict__.get("__file__", "") or any(\n'
+        '    name.endswith("test_calc") for name in sys.modules\n'
+        "):\n"
+        "    import pytest\n\n"
+        '    pytest.skip("not supported here", allow_module_level=True)\n\n\n'
+    )
+    turns = [
+        edit("calc.py", "def add(a, b):", dodge + "def add(a, b):"),
+        finish("add() is not supported in this environment.", "calc.py:1"),
+    ]
+    with messages_process(turns, tmp_path) as (url, _):
+        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
+    assert "tests-dropped" in result.summary, result.summary
+    assert "Tests that no longer run: `tests.test_calc::test_add`" in result.summary, result.summary
+    nothing_pushed(emu)
