@@ -188,7 +188,10 @@ def prepare(
     stamp = _stamp(root, setup_command)
     # Beside the environment, not in it: the environment belongs to the sandbox's user.
     stamp_file = env_dir.parent / (env_dir.name + _STAMP)
-    if (bin_dir / "python").exists() and stamp_file.is_file() and stamp_file.read_text() == stamp:
+    # A `setup-command` runs in every clean copy (what it writes into the checkout is part of
+    # the environment); the default install, once per content of the dependency files.
+    reusable = not setup_command and (bin_dir / "python").exists() and stamp_file.is_file()
+    if reusable and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
     with _lent(env_dir, sandbox):
         setup = _set_up(sandbox, inner, env_dir, setup_command, timeout)

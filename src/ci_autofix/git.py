@@ -236,13 +236,13 @@ class Git:
             index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_LITERAL_PATHSPECS": "1"}
             self.run("read-tree", tree, env=index_env)
             for path in sorted(set(paths)):
+                # whatever the fix has at `path` goes first (a file, or a directory made there)
+                self.run("rm", "--cached", "-r", "-f", "-q", "--ignore-unmatch", "--", path, env=index_env)
                 listed = self.run("ls-tree", "-z", "--full-tree", source, "--", path).output.rstrip("\0")
                 if listed and not listed.split(None, 1)[0].startswith("04"):  # a file, not a directory
                     meta, _, _ = listed.partition("\t")
                     mode, _kind, blob = meta.split()
                     self.run("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=index_env)
-                else:
-                    self.run("update-index", "--force-remove", "--", path, env=index_env)
             return self.out("write-tree", env=index_env)
 
     def commit_tree(self, tree: str, parent: str, message: str) -> str:

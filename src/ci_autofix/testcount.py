@@ -63,6 +63,7 @@ class TestCount:
     errors: int = (
         0  # of `failed`, the errors (pytest counts a test that passed and errored in teardown twice)
     )
+    complete: bool = True  # False: the run stopped early (`-x`, a collection error, a failed test binary)
 
     def describe(self) -> str:
         """`3 ran (2 passed, 1 failed), 1 skipped, 2 deselected`: the parts that are not zero."""
@@ -88,6 +89,7 @@ class TestCount:
             _union(self.ran_names, other.ran_names),
             _union(self.skipped_names, other.skipped_names),
             self.errors + other.errors,
+            self.complete and other.complete,
         )
 
 
@@ -133,29 +135,36 @@ def _agree(text: TestCount, report: TestCount) -> bool:
 
 
 def dropped(before: TestCount | None, after: TestCount | None) -> str | None:
-    """Why the fix lost tests (fewer ran, or more skipped/deselected), naming the tests that
-    disappeared when both sides list names; None when nothing was lost or it cannot be told.
+    """Why the fix lost tests, naming the tests that disappeared when both sides list them; None
+    when nothing was lost or it cannot be told (the run before the fix reported no count).
 
-    A test that ran before the fix and does not run after it is lost even when the totals hold
-    (a failing test renamed or replaced by another); tests that only appear after the fix are not.
-    The message is Markdown: each test id in it is a code span, cut to `MAX_NAME_CHARS`.
+    A run that reported its tests before the fix and reports none after it lost them (it ended
+    before its summary, or its output was cut). When the run before the fix went to its end,
+    fewer run, or more skipped or deselected, is a loss. When it stopped early (`-x`, a
+    collection error, a failed test binary), only its tests can be compared: each one that ran
+    must still run. The message is Markdown: each test id in it is a code span, cut to `MAX_NAME_CHARS`.
     """
-    if before is None or after is None:
+    if before is None:
         return None
+    if after is None:
+        return (
+            f"The fix loses tests: the run reported {before.ran} test(s) before the fix and no count after it "
+            "(it ended before the test runner's summary, or its output was cut)."
+        )
     reasons: list[str] = []
-    if after.ran < before.ran:
+    if before.complete and after.ran < before.ran:
         reasons.append(f"{before.ran - after.ran} fewer ran ({before.ran} before the fix, {after.ran} after)")
     off_before = before.skipped + before.deselected
     off_after = after.skipped + after.deselected
-    if off_after > off_before:
+    if before.complete and off_after > off_before:
         reasons.append(
             f"{off_after - off_before} more were skipped or deselected ({off_before} before the fix, {off_after} after)"
         )
     gone: list[str] = []
     if before.ran_names is not None and after.ran_names is not None:
         gone = sorted(before.ran_names - after.ran_names)
-    if gone and not reasons:
-        reasons.append(f"{len(gone)} of the tests that ran before the fix no longer run under the same name")
+    if gone and not before.complete:
+        reasons.append(f"{len(gone)} of the tests that ran before the fix no longer run")
     if not reasons:
         return None
     message = f"The fix loses tests: {'; '.join(reasons)}."
@@ -316,11 +325,16 @@ def pytest_id(nodeid: str) -> str:
     return f"{'.'.join(names[:-1])}::{names[-1]}" if len(names) > 1 else names[0]
 
 
+PYTEST_STOPPED_RE = re.compile(r"^!+ (?:stopping after \d+ failures?|Interrupted: .*|KeyboardInterrupt) !+$")
+
+
 def _pytest(lines: Sequence[str]) -> TestCount | None:
     counts: list[TestCount] = []
     ran_names: set[str] = set()
     skipped_names: set[str] = set()
+    stopped = False
     for line in lines:
+        stopped = stopped or bool(PYTEST_STOPPED_RE.match(line))
         summary = PYTEST_SUMMARY_RE.match(line)
         parts = (
             {word: int(n) for n, word in PYTEST_PART_RE.findall(summary.group("parts"))} if summary else {}
@@ -354,6 +368,7 @@ def _pytest(lines: Sequence[str]) -> TestCount | None:
         total,
         ran_names=_listed(ran_names, total.ran, total.errors),
         skipped_names=_listed(skipped_names, total.skipped),
+        complete=not stopped,
     )
 
 
@@ -484,8 +499,13 @@ def _cargo(lines: Sequence[str]) -> TestCount | None:
     total = _total(counts)
     if total is None:
         return None
+    # cargo stops at the first test binary that fails (without --no-fail-fast)
+    stopped = any(line.startswith("error: test failed, to rerun pass") for line in lines)
     return replace(
-        total, ran_names=_listed(ran_names, total.ran), skipped_names=_listed(skipped_names, total.skipped)
+        total,
+        ran_names=_listed(ran_names, total.ran),
+        skipped_names=_listed(skipped_names, total.skipped),
+        complete=not stopped,
     )
 
 
@@ -542,7 +562,7 @@ def _go(lines: Sequence[str]) -> TestCount | None:
 def _json(line: str) -> dict[str, object]:
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -568,7 +588,10 @@ def _maven(lines: Sequence[str]) -> TestCount | None:
             counts.append(
                 TestCount("maven", run - skipped, run - skipped - failed, failed, skipped, 0, errors=errors)
             )
-    return _total(counts)
+    found = _total(counts)
+    # a failed module stops the reactor: the reactor summary lists the modules after it as SKIPPED
+    stopped = any(re.search(r"\s\.{2,} SKIPPED$", line) for line in lines)
+    return replace(found, complete=False) if found is not None and stopped else found
 
 
 _READERS = (_pytest, _unittest, _jest, _vitest, _cargo, _go, _maven)

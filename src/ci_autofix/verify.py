@@ -35,10 +35,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ci_autofix.environment import needs_environment, prepare, uses_ruff
+from ci_autofix.environment import prepare, uses_ruff
 from ci_autofix.evidence import Evidence, EvidencePair, OriginalTests, Outcome, Verification
 from ci_autofix.markdown import code_span
 from ci_autofix.policy import Finding
+from ci_autofix.policy.source import is_test_path
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
 from ci_autofix.testcount import count_tests, dropped, pytest_report_env, read_report
@@ -69,6 +70,10 @@ def reproduce(
     return [counted(prepared.sandbox, command, timeout=timeout, reports=reports) for command in commands]
 
 
+_PYTEST_USAGE = 4
+_JUNIT_REFUSED = "unrecognized arguments: --junit-xml"
+
+
 def counted(sandbox: Sandbox, command: str, *, timeout: float, reports: Path | None = None) -> Evidence:
     """One judged run of `command`, with the tests its runner says it ran.
 
@@ -85,6 +90,10 @@ def counted(sandbox: Sandbox, command: str, *, timeout: float, reports: Path | N
         extra_env={**sandbox.extra_env, **pytest_report_env(sandbox.env().get("PYTEST_ADDOPTS"), report_dir)},
     )
     result = run.run_command_line(command, timeout=timeout)
+    if result.exit_code == _PYTEST_USAGE and _JUNIT_REFUSED in result.output:
+        result = sandbox.run_command_line(
+            command, timeout=timeout
+        )  # `-p no:junitxml`: counted from the output
     report = read_report(report_dir)
     return Evidence.of(command, result, tests=count_tests(result.output, [report] if report else []))
 
@@ -105,6 +114,9 @@ def verify(
 
     The tests each command ran are counted; a command that runs fewer tests than before the fix,
     or skips or deselects more, is named in `tests_dropped`."""
+    # Read before any of the repository's code runs here (it could leave a FIFO or a link behind).
+    python_files = [f for f in changed_files if f.endswith((".py", ".pyi")) and (sandbox.root / f).is_file()]
+    ruff = bool(python_files) and uses_ruff(sandbox.root)
     prepared = prepare(
         sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=[*commands, test_command]
     )
@@ -132,8 +144,7 @@ def verify(
     if test_command:
         after = counted(run, test_command, timeout=timeout, reports=reports)
         pairs.append(EvidencePair(test_command, "test", earlier.get(test_command), after))
-    python_files = [f for f in changed_files if f.endswith((".py", ".pyi")) and (run.root / f).is_file()]
-    if python_files and uses_ruff(run.root):
+    if python_files and ruff:
         pairs += _ruff(run, python_files, timeout)
     outcome, reason = _judge(pairs, timeout)
     lost = [
@@ -174,17 +185,18 @@ class CleanRuns:
         the fix changes `test_paths` (test files and test configuration)."""
         git = self.area.git
         changed = git.changed_paths(self.area.head_sha, tree)
+        # The original tests run only for commands that ran a test runner before the fix (a
+        # formatter behind `make lint` is not one).
+        counted_before = {e.command for e in self.before if e.tests is not None}
         result = dataclasses.replace(self._verify(tree, changed, self.commands, self.test_command), tree=tree)
-        runs_tests = [
-            c for c in dict.fromkeys([*self.commands, self.test_command]) if c and needs_environment([c])
-        ]
+        runs_tests = [c for c in dict.fromkeys([*self.commands, self.test_command]) if c in counted_before]
         if result.outcome != "verified" or not test_paths or not runs_tests:
             return result
         original = git.tree_with(tree, self.area.head_sha, test_paths)
         commands = [c for c in self.commands if c in runs_tests]
         test_command = self.test_command if self.test_command in runs_tests else ""
         guard = dataclasses.replace(self._verify(original, (), commands, test_command), tree=original)
-        passed = guard.outcome != "failed"  # a missing tool or a service is not the tests' doing
+        passed = guard.outcome == "verified"  # what cannot be run here does not pass
         tests = OriginalTests(list(test_paths), guard, passed)
         if passed:
             return dataclasses.replace(result, original_tests=tests)
@@ -249,8 +261,14 @@ def guard_findings(verification: Verification | None, *, root_cause: str = "") -
 
 
 def _names_any(text: str, paths: Sequence[str]) -> bool:
-    names = {p for path in paths for p in (path, Path(path).name) if len(p) >= 4}
+    """`text` names one of the test files in `paths` (a configuration file such as `conftest.py`
+    or `pyproject.toml` is not a test that can have been wrong)."""
+    tests = [path for path in paths if is_test_path(path) and Path(path).name not in _NOT_A_TEST]
+    names = {p for path in tests for p in (path, Path(path).name) if len(p) >= 4}
     return any(name in text for name in names)
+
+
+_NOT_A_TEST = frozenset({"conftest.py", "__init__.py"})
 
 
 def _ruff(run: Sandbox, files: list[str], timeout: float) -> list[EvidencePair]:

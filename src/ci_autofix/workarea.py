@@ -89,6 +89,7 @@ class Workarea:
         holds the failing commit (so `git diff` there shows the fix); our git never reads it.
         """
         clean, home, tmp = self.base / "clean", self.base / "clean-home", self.base / "clean-tmp"
+        self.sweep_ancestors()
         for old in (clean, home, tmp):
             if old.exists() or old.is_symlink():
                 _discard(old, self.base)
@@ -114,6 +115,34 @@ class Workarea:
             tmpdir=tmp,
             sealed=self.sealed,
         )
+
+    def sweep_ancestors(self) -> list[Path]:
+        """Remove what the sandbox's uid made in the directories above the work area (the system
+        temp dir is writable by every uid): tools look for configuration in a checkout's parents
+        (pytest's `pytest.ini` and `conftest.py`, cargo's `.cargo/config.toml`, `go.work`), so a
+        file planted there by an earlier command would steer a judged run. The uid is ours alone:
+        whatever it owns there, it planted."""
+        if self.uid is None:
+            return []
+        removed: list[Path] = []
+        for parent in self.base.parents:
+            try:
+                st = parent.stat()
+                if not (st.st_mode & 0o022 or st.st_uid == self.uid):
+                    continue  # only its owner can write there
+                entries = list(os.scandir(parent))
+            except OSError:
+                continue
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_uid == self.uid:
+                        path = Path(entry.path)
+                        if entry.is_dir(follow_symlinks=False):
+                            shutil.rmtree(path, ignore_errors=True)
+                        else:
+                            path.unlink()
+                        removed.append(path)
+        return removed
 
     def fix_ref(self, sha: str) -> str:
         """A ref in our git directory naming `sha`, to fetch it from there."""

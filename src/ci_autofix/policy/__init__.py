@@ -27,7 +27,7 @@ from ci_autofix.policy.checks import (
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
-from ci_autofix.policy.source import is_test_path
+from ci_autofix.policy.source import is_test_file
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
 from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
@@ -106,7 +106,8 @@ def check_diff(
 
 
 def test_paths(diff: str | bytes, *, read_blob: contents.BlobReader | None = None) -> list[str]:
-    """The test files and test configuration files `diff` changes (both paths of a rename);
+    """The test files (with their data: snapshots, golden files, fixtures) and test configuration
+    files `diff` changes (both paths of a rename);
     empty when the diff cannot be parsed (the policy blocks it then)."""
     try:
         parsed = parse(diff)
@@ -115,9 +116,9 @@ def test_paths(diff: str | bytes, *, read_blob: contents.BlobReader | None = Non
     contents.attach(parsed, read_blob)
     paths: list[str] = []
     for file in parsed:
-        old_is_test = file.old_path is not None and is_test_path(file.old_path)
-        if file.is_test or old_is_test or infra.is_test_infrastructure(file):
-            paths += [p for p in (file.old_path, file.path) if p]
+        sides = [p for p in (file.old_path, file.path) if p]
+        if any(is_test_file(p) for p in sides) or infra.is_test_infrastructure(file):
+            paths += sides
     return list(dict.fromkeys(paths))
 
 

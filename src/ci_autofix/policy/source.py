@@ -123,6 +123,15 @@ def is_test_path(path: str) -> bool:
     )
 
 
+_TEST_DATA_DIRS = _TEST_DIRS | {"__snapshots__", "fixtures", "snapshots", "golden"}
+
+
+def is_test_file(path: str) -> bool:
+    """A test, or a file in a test directory (test data, snapshots, golden files, fixtures):
+    what the tests read to decide whether the code is right."""
+    return is_test_path(path) or any(part in _TEST_DATA_DIRS for part in PurePosixPath(path).parts[:-1])
+
+
 @dataclass(frozen=True)
 class View:
     code: str  # comments dropped, string contents blanked (quotes kept)
