@@ -274,7 +274,11 @@ def test_a_missing_pull_request_is_an_error(world: World) -> None:
 def test_a_branch_reset_behind_the_proposal_is_refused_by_the_lease_not_only_by_fast_forward(
     world: World,
 ) -> None:
-    """The fix would fast-forward a branch reset to an older commit; only the lease refuses it."""
+    """The fix would fast-forward a branch reset to an older commit; only the lease refuses it.
+
+    Without the lease git refuses too (`fetch first`: the shallow fetch lacks the older commit);
+    apply takes only the lease's refusal (`stale info`) as a moved branch, so a push without the
+    lease fails this test."""
     s = world.suggest()
     main_sha = world.branch("main")
     assert main_sha is not None
