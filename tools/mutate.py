@@ -94,7 +94,7 @@ MUTATIONS = [
         "deliver.py",
         "draft=unverified",
         "draft=False",
-        ("tests/test_propose_e2e.py",),
+        ("tests/test_propose_e2e.py::test_a_fix_that_could_not_be_verified_is_a_draft",),
     ),
     Mutation(
         "pyskips-xfail-not-a-skip",
