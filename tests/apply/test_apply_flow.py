@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from apply_world import CI_DISPATCHABLE, CI_PATH, REPO, World, make_world
+from apply_world import CI_DISPATCHABLE, CI_PATH, FIXED, REPO, World, make_world
 from emulator import BOT, GitHubEmulator
 from emulator.sample import git
 
@@ -240,6 +240,19 @@ def test_a_fix_the_policy_blocked_is_refused(world: World) -> None:
     assert "policy" in result.outcome.message
     assert world.branch("feature") == world.head_sha
     assert world.git_requests() == []
+
+
+def test_the_policy_runs_again_on_the_real_diff_whatever_the_record_says(world: World) -> None:
+    """The record says the policy passed, but the fix commit skips a test: apply refuses it from
+    the diff it fetched, before pushing."""
+    skipping = "import pytest\n\n\n@pytest.mark.skip\ndef test_area():\n    assert False\n"
+    s = world.suggest({**FIXED, "tests/test_widgets.py": skipping})
+    result = world.apply(s.number)
+    assert result.outcome.reason == "refused"
+    assert "The patch policy blocks the fix commit as it is" in result.outcome.message
+    assert "skip-marker-added" in result.outcome.message
+    assert world.branch("feature") == world.head_sha
+    assert world.pushes() == []
 
 
 def test_the_number_comes_from_the_dispatch_inputs_when_the_input_is_empty(world: World) -> None:
