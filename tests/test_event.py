@@ -30,7 +30,7 @@ def guard(data: dict[str, Any], **settings: Any) -> None:
 
 def test_the_octokit_payload_parses() -> None:
     event = parse_workflow_run(payload())
-    assert event.run.head_sha == "ec26c3e57ca3a959ca5aad62de7213c562f8c821" or len(event.run.head_sha) == 40
+    assert event.run.head_sha == "3484a3fb816e0859fd6e1cea078d76385ff50625"
     assert event.run.workflow_file == ".github/workflows/test.yml"
     assert event.run.pull_requests[0].number == 2
     assert not event.is_fork
@@ -78,6 +78,16 @@ def test_fork_pull_requests_are_refused_by_default() -> None:
     assert halt.value.reason is HaltReason.FORK
     assert "mallory/Hello-World" in halt.value.message
     assert "allow-forks" in halt.value.message
+
+
+def test_fork_pull_request_target_runs_are_refused_too() -> None:
+    """`pull_request_target` checks out the fork's head as well: the guard is not only for `pull_request`."""
+    data = fork_payload()
+    data["workflow_run"]["event"] = "pull_request_target"
+    with pytest.raises(Halt) as halt:
+        guard(data)
+    assert halt.value.reason is HaltReason.FORK
+    assert "mallory/Hello-World" in halt.value.message
 
 
 def test_forks_are_handled_when_allowed() -> None:

@@ -15,6 +15,7 @@ from emulator import GitHubEmulator
 from emulator.sample import git
 from format_scenario import REPO, Scenario, make_scenario
 
+from ci_autofix.deliver import UNVERIFIED_LABEL
 from ci_autofix.marker import parse
 
 
@@ -52,6 +53,7 @@ def test_a_formatting_failure_becomes_a_review_requested_suggestion(
     assert "ruff format --check" in pull.title
     assert emu.review_requests(REPO, pull.number)[0] == ["alice"]
     assert "ci-autofix" in emu.labels(REPO, pull.number)
+    assert not pull.draft  # verified: `ruff format --check .` passes on the fix
 
     # one commit on top of the failing commit, with its trailers, holding exactly ruff's fix
     fix_sha = emu.branch_sha(REPO, fix_branch)
@@ -83,6 +85,17 @@ def test_a_formatting_failure_becomes_a_review_requested_suggestion(
     printed = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("::add-mask::"))
     assert result.stdout.count(f"::add-mask::{scenario.emu.token}") == 1
     assert scenario.emu.token not in printed + result.stderr + result.summary + pull.body
+
+
+def test_a_fix_that_could_not_be_verified_is_a_draft(scenario: Scenario) -> None:
+    """A `test-command` whose program is not installed here leaves the fix unverified: it is still
+    proposed (require-verified is off), as a draft with the unverified label."""
+    result = scenario.propose(**{"test-command": "no-such-checker --all"})
+    assert result.outputs["status"] == "proposed", result.stderr + result.stdout
+    [pull] = scenario.emu.pulls(REPO)
+    assert pull.draft
+    assert UNVERIFIED_LABEL in scenario.emu.labels(REPO, pull.number)
+    assert "not installed" in pull.body
 
 
 def test_a_rerun_of_the_same_run_changes_nothing(scenario: Scenario) -> None:

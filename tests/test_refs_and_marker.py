@@ -104,12 +104,3 @@ def test_a_body_without_a_record_or_with_a_broken_one() -> None:
     assert marker.parse(forged) is None  # a record that names something other than a commit id is no record
     forged = record().render().replace("feature/x", "../../x")
     assert marker.parse(forged) is None
-
-
-def test_replace_keeps_the_text_and_swaps_the_record() -> None:
-    body = f"Intro\n\n{record().render()}\n\nOutro"
-    updated = marker.replace(body, record(ci_run_id=77))
-    assert "Intro" in updated and "Outro" in updated
-    parsed = marker.parse(updated)
-    assert parsed is not None and parsed.ci_run_id == 77
-    assert marker.parse(marker.replace("plain", record())) == record()

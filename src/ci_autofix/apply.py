@@ -116,6 +116,13 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         except GitError as exc:
             raise _git_failed(f"push the fix onto `{branch}`", exc) from None
     if not push.ok:
+        if "stale info" not in push.output:  # git's words when the lease (and only it) refused
+            raise UserError(
+                f"git refused to push the fix onto `{branch}`, and not because the branch moved:\n"
+                + "\n".join(push.output.strip().splitlines()[-10:]),
+                "Check that no branch protection rule or repository rule forbids the token's identity "
+                "to push to the branch; then dispatch apply again.",
+            )
         _stale(gh, pull, record, runner)
 
     runner.stage(f"{branch} is now at {record.fix_sha[:12]}")

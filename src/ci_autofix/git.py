@@ -89,7 +89,6 @@ class GitError(Exception):
 @dataclass(frozen=True)
 class PushResult:
     ok: bool
-    rejected_stale: bool
     output: str
 
 
@@ -188,12 +187,6 @@ class Git:
     def rev_parse(self, rev: str) -> str:
         return self.out("rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}")
 
-    def has_commit(self, sha: str) -> bool:
-        return self.run("cat-file", "-e", f"{sha}^{{commit}}", check=False).ok
-
-    def parents(self, sha: str) -> list[str]:
-        return self.out("rev-list", "--parents", "-n", "1", sha).split()[1:]
-
     def is_dirty(self) -> bool:
         return bool(self.out("status", "--porcelain", "--untracked-files=normal"))
 
@@ -204,13 +197,6 @@ class Git:
     def changed_paths(self, base: str, target: str) -> list[str]:
         out = self.run("diff", "--name-only", "-z", "--no-renames", base, target, "--").output
         return [p for p in out.split("\0") if p]
-
-    def commit_message(self, sha: str) -> str:
-        return self.out("log", "-1", "--format=%B", sha)
-
-    def author(self, sha: str) -> tuple[str, str]:
-        name, _, email = self.out("log", "-1", "--format=%an%x00%ae", sha).partition("\0")
-        return name, email
 
     # ---- writing objects (never moves HEAD, a branch, or the index) ------------------------------
     def snapshot_tree(self, base: str, new_files: Iterable[str] = ()) -> str:
@@ -258,11 +244,6 @@ class Git:
     def tree_of(self, sha: str) -> str:
         return self.out("rev-parse", f"{sha}^{{tree}}")
 
-    def restore_worktree(self, sha: str) -> None:
-        """Put tracked files back as they are in `sha` and remove new untracked files."""
-        self.run("checkout", "--force", "--detach", sha)
-        self.run("clean", "-fdq")
-
     # ---- talking to the remote -----------------------------------------------------------------
     def push(
         self,
@@ -282,18 +263,7 @@ class Git:
         stale = "stale info" in result.output or "fetch first" in result.output
         if not result.ok and not stale and "non-fast-forward" not in result.output:
             raise GitError(args, result)
-        return PushResult(ok=result.ok, rejected_stale=not result.ok, output=result.output)
-
-    def fetch(self, remote_url: str, refspecs: Sequence[str], *, token: str, server_url: str) -> None:
-        self.run(
-            "fetch",
-            "--no-tags",
-            "--no-recurse-submodules",
-            "--",
-            remote_url,
-            *refspecs,
-            env=auth_env(server_url, token),
-        )
+        return PushResult(ok=result.ok, output=result.output)
 
 
 def remote_url(server_url: str, repository: str) -> str:

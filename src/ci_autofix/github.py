@@ -406,10 +406,6 @@ class GitHub:
             data = self._json("POST", f"/issues/{number}/comments", {"body": body.text})
             return _comment_info(data)
 
-    def comments(self, number: int) -> list[CommentInfo]:
-        with _api(f"reading the comments of #{number}", "issues: read"):
-            return [_comment_info(item) for item in self._list(f"/issues/{number}/comments")]
-
     # ---- branches, commits, permissions -----------------------------------------------------------------
     def branch_sha(self, branch: str) -> str | None:
         try:
@@ -420,10 +416,6 @@ class GitHub:
                 return None
             raise
         return str(data["object"]["sha"])
-
-    def create_branch(self, branch: str, sha: str) -> None:
-        with _api(f"creating branch {branch}", "contents: write"):
-            self._json("POST", "/git/refs", {"ref": f"refs/heads/{branch}", "sha": sha})
 
     def delete_branch(self, branch: str) -> None:
         """Delete a branch; one that is already gone is fine."""
@@ -718,8 +710,6 @@ def _error(doing: str, needs: str, exc: GithubException) -> UserError:
             "sets all the others to `none`).",
             docs=_DOCS_PERMISSIONS,
         )
-    if status >= 500:
-        return _unavailable(doing, f"{status}")
     remedy = "Check the repository's settings and this run's inputs; GitHub's message says what it refused."
     if status == 403:
         remedy = (

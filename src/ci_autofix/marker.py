@@ -77,15 +77,6 @@ def parse(body: str | None) -> Suggestion | None:
         return None
 
 
-def replace(body: str, suggestion: Suggestion) -> str:
-    """`body` with its record replaced by (or, without one, extended with) `suggestion`."""
-    spans = _records(body)
-    if spans:
-        start, end = spans[-1]
-        return body[:start] + suggestion.render() + body[end:]
-    return f"{body.rstrip()}\n\n{suggestion.render()}\n"
-
-
 def _records(body: str) -> list[tuple[int, int]]:
     """(start, end) of every line that is a record marker outside fenced code blocks, following
     CommonMark: a fence of 3+ backticks or tildes opens a block that only a fence of the same

@@ -264,4 +264,4 @@ def _commit_message(
     )
 
 
-__all__ = ["Proposal", "propose"]
+__all__ = ["propose"]

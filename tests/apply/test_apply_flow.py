@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from apply_world import CI_DISPATCHABLE, CI_PATH, REPO, World, make_world
+from apply_world import CI_DISPATCHABLE, CI_PATH, FIXED, REPO, World, make_world
 from emulator import BOT, GitHubEmulator
 from emulator.sample import git
 
@@ -242,6 +242,19 @@ def test_a_fix_the_policy_blocked_is_refused(world: World) -> None:
     assert world.git_requests() == []
 
 
+def test_the_policy_runs_again_on_the_real_diff_whatever_the_record_says(world: World) -> None:
+    """The record says the policy passed, but the fix commit skips a test: apply refuses it from
+    the diff it fetched, before pushing."""
+    skipping = "import pytest\n\n\n@pytest.mark.skip\ndef test_area():\n    assert False\n"
+    s = world.suggest({**FIXED, "tests/test_widgets.py": skipping})
+    result = world.apply(s.number)
+    assert result.outcome.reason == "refused"
+    assert "The patch policy blocks the fix commit as it is" in result.outcome.message
+    assert "skip-marker-added" in result.outcome.message
+    assert world.branch("feature") == world.head_sha
+    assert world.pushes() == []
+
+
 def test_the_number_comes_from_the_dispatch_inputs_when_the_input_is_empty(world: World) -> None:
     s = world.suggest()
     event = world.tmp / "event.json"
@@ -274,7 +287,11 @@ def test_a_missing_pull_request_is_an_error(world: World) -> None:
 def test_a_branch_reset_behind_the_proposal_is_refused_by_the_lease_not_only_by_fast_forward(
     world: World,
 ) -> None:
-    """The fix would fast-forward a branch reset to an older commit; only the lease refuses it."""
+    """The fix would fast-forward a branch reset to an older commit; only the lease refuses it.
+
+    Without the lease git refuses too (`fetch first`: the shallow fetch lacks the older commit);
+    apply takes only the lease's refusal (`stale info`) as a moved branch, so a push without the
+    lease fails this test."""
     s = world.suggest()
     main_sha = world.branch("main")
     assert main_sha is not None

@@ -7,7 +7,6 @@ cleaned only when a parser or the excerpt asks for them.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -141,7 +140,6 @@ class LogView:
         self._clean: dict[int, str] = {}
         self.anchors = self._scan(text)
         self.steps = self._steps()
-        self._headers = [s.header for s in self.steps]
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -218,9 +216,3 @@ class LogView:
 
     def failed_steps(self) -> list[Step]:
         return [s for s in self.steps if s.exit_line is not None]
-
-    def step_at(self, i: int) -> Step | None:
-        k = bisect.bisect_right(self._headers, i) - 1
-        if k >= 0 and i < self.steps[k].end:
-            return self.steps[k]
-        return None

@@ -81,10 +81,6 @@ def failure_from(match: re.Match[str], tool: str, kind: str, message: str | None
     )
 
 
-def is_blank(view: LogView, i: int) -> bool:
-    return not text(view, i).strip()
-
-
 def indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 

@@ -1,0 +1,210 @@
+"""A small mutation check for the pieces every flow trusts: the fix ladder, the patch policy, apply.
+
+Each mutation below is one deliberate bug (a decision turned off, a guard narrowed) written as an
+exact text replacement in one source file, with the test modules that should catch it. For each,
+the script writes the mutated file, runs those modules (`pytest -x`), puts the original back, and
+reports the mutation as killed (a test failed) or survived (every test passed). A survivor is a
+hole in the tests, or a mutation that does not change behaviour. The exit code is 1 when any
+mutation survived, 2 when a mutation no longer applies (its text is gone: update the list).
+
+    .venv/bin/python tools/mutate.py            # every mutation (a few minutes)
+    .venv/bin/python tools/mutate.py --list     # their names
+    .venv/bin/python tools/mutate.py ladder-    # only those whose name starts with `ladder-`
+
+The source is restored after each run, also on Ctrl-C; run it on a clean checkout anyway, since
+a mutated file is briefly on disk. It is not part of `.ci/run`: it runs each test module once
+per mutation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "ci_autofix"
+
+LADDER = ("tests/ladder/test_ladder.py",)
+APPLY = ("tests/apply/test_apply_flow.py",)
+POLICY_PY = (
+    "tests/policy/test_pyskips.py",
+    "tests/policy/test_kinds_python.py",
+    "tests/policy/test_rules_python.py",
+)
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    path: str  # under src/ci_autofix
+    old: str  # must occur exactly once
+    new: str
+    tests: tuple[str, ...]
+
+
+MUTATIONS = [
+    Mutation(
+        "ladder-failed-verification-proposed",
+        "ladder.py",
+        'if verification is not None and verification.outcome == "failed" and not partial:',
+        "if False:",
+        LADDER,
+    ),
+    Mutation(
+        "ladder-require-verified-ignored",
+        "ladder.py",
+        "if settings.require_verified and (",
+        "if False and (",
+        LADDER,
+    ),
+    Mutation(
+        "ladder-any-fixer-change-settles",
+        "ladder.py",
+        "return bool(changed and diagnosis.category in _FIXER_CATEGORIES)",
+        "return bool(changed)",
+        LADDER,
+    ),
+    Mutation(
+        "ladder-failed-fixer-verification-settles",
+        "ladder.py",
+        'return verification.outcome == "verified"',
+        "return True",
+        LADDER,
+    ),
+    Mutation(
+        "ladder-no-second-agent-turn",
+        "ladder.py",
+        'if verification is not None and verification.outcome == "failed":\n        runner.stage',
+        "if False:\n        runner.stage",
+        LADDER,
+    ),
+    Mutation(
+        "ladder-policy-block-ignored",
+        "ladder.py",
+        "    if verdict.blocked:\n",
+        "    if False:\n",
+        LADDER,
+    ),
+    Mutation(
+        "deliver-unverified-not-draft",
+        "deliver.py",
+        "draft=unverified",
+        "draft=False",
+        ("tests/test_propose_e2e.py::test_a_fix_that_could_not_be_verified_is_a_draft",),
+    ),
+    Mutation(
+        "pyskips-xfail-not-a-skip",
+        "policy/pyskips.py",
+        '        "pytest.xfail",\n',
+        "",
+        POLICY_PY,
+    ),
+    Mutation(
+        "pyskips-skiptest-not-a-skip",
+        "policy/pyskips.py",
+        '        "unittest.SkipTest",\n',
+        "",
+        POLICY_PY,
+    ),
+    Mutation(
+        "occurrences-rewritten-line-is-new",
+        "policy/checks/occurrences.py",
+        "        if gained[hit.kind] <= lost[hit.kind]:\n            continue\n",
+        "",
+        ("tests/policy/test_occurrences.py", "tests/policy/test_kinds_js.py"),
+    ),
+    Mutation(
+        "occurrences-moved-line-is-new",
+        "policy/checks/occurrences.py",
+        "        if moved[key]:",
+        "        if False:",
+        ("tests/policy/test_occurrences.py", "tests/policy/test_kinds_js.py"),
+    ),
+    Mutation(
+        "fork-guard-only-for-pull-request",
+        "event.py",
+        "    if event.is_fork and not settings.allow_forks:",
+        '    if event.is_fork and run.event == "pull_request" and not settings.allow_forks:',
+        ("tests/test_event.py",),
+    ),
+    Mutation(
+        "apply-push-without-lease",
+        "apply.py",
+        'lease=(f"refs/heads/{branch}", record.head_sha),',
+        "lease=None,",
+        APPLY,
+    ),
+    Mutation(
+        "apply-policy-not-rerun-on-the-diff",
+        "apply.py",
+        "        checks.policy_on_diff(\n",
+        "        (lambda *a, **k: None)(\n",
+        (*APPLY, "tests/apply/test_apply_refusals.py"),
+    ),
+    Mutation(
+        "apply-fix-parent-not-checked",
+        "apply.py",
+        "        checks.fix_parent(_parents(git, record.fix_sha), record)\n",
+        "",
+        (*APPLY, "tests/apply/test_apply_refusals.py"),
+    ),
+]
+
+
+def run(mutation: Mutation) -> tuple[str, float]:
+    """`killed` or `survived` (and the seconds the tests took)."""
+    path = SRC / mutation.path
+    original = path.read_bytes()
+    text = original.decode("utf-8")
+    count = text.count(mutation.old)
+    if count != 1:
+        return f"stale (its text occurs {count} times in {mutation.path})", 0.0
+    started = time.monotonic()
+    try:
+        path.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *mutation.tests],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    finally:
+        path.write_bytes(original)
+    return ("survived" if result.returncode == 0 else "killed"), time.monotonic() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "prefixes", nargs="*", help="run only the mutations whose name starts with one of these"
+    )
+    parser.add_argument("--list", action="store_true", help="print the mutations' names and exit")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.prefixes or m.name.startswith(tuple(args.prefixes))]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name}  ({m.path}; {', '.join(m.tests)})")
+        return 0
+    survivors, stale = [], []
+    for m in chosen:
+        verdict, seconds = run(m)
+        print(f"{verdict:>8}  {m.name}  ({seconds:.0f}s)", flush=True)
+        if verdict == "survived":
+            survivors.append(m.name)
+        elif verdict.startswith("stale"):
+            stale.append(m.name)
+    killed = len(chosen) - len(survivors) - len(stale)
+    print(f"\n{killed} of {len(chosen)} mutations killed; survivors: {', '.join(survivors) or 'none'}")
+    if stale:
+        print(f"no longer applicable (update tools/mutate.py): {', '.join(stale)}")
+        return 2
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
