@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ci_autofix.cli_input import read_input
+from ci_autofix.cli_input import read_log
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.git import Git, GitError
 from ci_autofix.runner import Runner
@@ -24,6 +24,11 @@ from ci_autofix.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
     from ci_autofix.ladder import Proposal
+
+EPILOG = (
+    "exit codes: 0 the fix is committed on the side branch; 2 a wrong argument or input (the message "
+    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from ci_autofix.secret_env import withdraw
 
     withdraw(settings.secrets())  # held in memory from here on
-    log = read_log(args.log)
+    log = read_log(args.log, example="gh run view <id> --log-failed | ci-autofix fix -")
     try:
         proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
     except Halt as halt:
@@ -70,10 +75,6 @@ def run(args: argparse.Namespace) -> int:
         return 3
     print_report(proposal, branch, runner, args.repo)
     return 0
-
-
-def read_log(source: str) -> bytes:
-    return read_input(source, what="log", example="gh run view <id> --log-failed | ci-autofix fix -")
 
 
 def fix(
@@ -87,16 +88,11 @@ def fix(
     from ci_autofix.workarea import workarea
     from ci_autofix.workflows import claimed_commands
 
-    git = Git(repo)
-    try:
-        head = git.rev_parse("HEAD")
-    except GitError:
-        raise UserError(
-            f"{repo} is not a git checkout with a commit.",
-            "Run `ci-autofix fix` in the repository the log came from, or pass --repo.",
-        ) from None
+    git, head = checkout(repo)
     current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
-    name = branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}"
+    name = new_branch(
+        git, branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     if git.is_dirty():
         runner.warning(
             "Your working tree has uncommitted changes; the fix is made against HEAD without them."
@@ -152,6 +148,36 @@ def fix(
             f"{ref}:refs/heads/{name}",
         )
     return proposal, name
+
+
+def checkout(repo: Path) -> tuple[Git, str]:
+    """The checkout at `repo` and its HEAD commit, or a `UserError` saying why it is not one."""
+    remedy = "Run `ci-autofix fix` in the repository the log came from, or pass its directory with --repo."
+    if not repo.exists():
+        raise UserError(f"The repository directory {repo} does not exist.", remedy)
+    if not repo.is_dir():
+        raise UserError(f"{repo} is a file, not a repository directory.", remedy)
+    git = Git(repo)
+    try:
+        return git, git.rev_parse("HEAD")
+    except GitError:
+        raise UserError(f"{repo} is not a git checkout with a commit.", remedy) from None
+
+
+def new_branch(git: Git, name: str) -> str:
+    """`name`, checked before any work: a valid branch name that does not exist yet in the checkout."""
+    if not git.run("check-ref-format", "--branch", name, check=False).ok:
+        raise UserError(
+            f"`{name}` is not a valid git branch name.",
+            "Pass a name such as `autofix/my-fix` with --branch (no spaces, `..`, `~`, `^`, `:` or "
+            "trailing `.lock`; see `git help check-ref-format`).",
+        )
+    if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False).ok:
+        raise UserError(
+            f"A branch named {name} already exists in {git.repo}; the fix never moves an existing branch.",
+            f"Pass another name with --branch, or delete that branch first (`git -C {git.repo} branch -D {name}`).",
+        )
+    return name
 
 
 def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
