@@ -24,6 +24,8 @@ from ci_autofix.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
     from ci_autofix.ladder import Proposal
+    from ci_autofix.triage import Diagnosis
+    from ci_autofix.workflows import WorkflowCommands
 
 EPILOG = (
     "exit codes: 0 the fix is committed on the side branch; 2 a wrong argument or input (the message "
@@ -81,11 +83,8 @@ def fix(
     repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
-    from ci_autofix.clients import build_clients
-    from ci_autofix.ladder import LadderInput, run_ladder
     from ci_autofix.locate import locate_failures
     from ci_autofix.triage import diagnose
-    from ci_autofix.workarea import workarea
     from ci_autofix.workflows import claimed_commands
 
     git, head = checkout(repo)
@@ -120,6 +119,28 @@ def fix(
         f"Fix CI failure ({diagnosis.category.value})\n\nProposed by ci-autofix from a local log.\n\n"
         f"Autofix-Base: {head}\n"
     )
+    try:
+        proposal = _ladder(git, repo, head, name, diagnosis, settings, runner, message, commands)
+    except Halt as halt:
+        raise _with_fixer_hint(halt, diagnosis, settings) from None
+    return proposal, name
+
+
+def _ladder(
+    git: Git,
+    repo: Path,
+    head: str,
+    name: str,
+    diagnosis: Diagnosis,
+    settings: Settings,
+    runner: Runner,
+    message: str,
+    commands: WorkflowCommands,
+) -> Proposal:
+    from ci_autofix.clients import build_clients
+    from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.workarea import workarea
+
     with workarea(repo, head) as area:
         proposal = run_ladder(
             LadderInput(
@@ -147,7 +168,29 @@ def fix(
             str(area.git_dir),
             f"{ref}:refs/heads/{name}",
         )
-    return proposal, name
+    return proposal
+
+
+def _with_fixer_hint(halt: Halt, diagnosis: Diagnosis, settings: Settings) -> Halt:
+    """An agent-disabled halt on failures a deterministic fixer repairs, when `auto` did not pick
+    that fixer (it runs one only where the repository configures the tool), names the flag that does."""
+    from ci_autofix.fixers.catalog import FIXERS
+
+    if halt.reason is not HaltReason.AGENT_DISABLED or settings.fixers != ["auto"]:
+        return halt
+    names = [
+        fixer.name
+        for fixer in FIXERS
+        if any(f.tool in fixer.failure_tools and f.kind in fixer.failure_kinds for f in diagnosis.failures)
+    ]
+    if not names:
+        return halt
+    hint = (
+        f"The log shows failures that {', '.join(f'`{n}`' for n in names)} can repair, but `--fixers auto` "
+        f"runs a fixer only where the repository configures its tool: pass `--fixers {','.join(names)}` "
+        "to run it anyway."
+    )
+    return Halt(halt.reason, f"{halt.message}.\n{hint}", details=halt.details)
 
 
 def checkout(repo: Path) -> tuple[Git, str]:
@@ -198,6 +241,12 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
         print(f"  note: {note}", file=out)
     if proposal.verification is not None:
         print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
+    else:
+        print(
+            "\nVerification: not run (no workflow step runs the failing command, and no --test-command "
+            "was given): pass the check with --test-command to have the fix verified.",
+            file=out,
+        )
     print(f"Patch policy: {proposal.verdict.status}", file=out)
     for finding in proposal.verdict.findings:
         print(f"  [{finding.severity}] {finding.code}: {finding.message}", file=out)

@@ -233,3 +233,35 @@ def test_help_lists_every_exit_code(tmp_path: Path, command: str, codes: list[st
     epilog = result.stdout.split("exit codes:", 1)[1]
     for code in codes:
         assert code in epilog, code
+
+
+# ---- fix on a repository that does not configure its formatter ------------------------------------
+def an_unconfigured_checkout(tmp_path: Path) -> tuple[Path, Path]:
+    """Badly formatted code, no ruff configuration and no workflow: the log alone names the check."""
+    repo = tmp_path / "repo"
+    init_repo(repo, {"app.py": BROKEN["app.py"]})
+    log = tmp_path / "ci.log"
+    log.write_bytes(job_log(repo, ["ruff format --check ."]))
+    return repo, log
+
+
+def test_fix_names_the_fixer_that_auto_did_not_pick(tmp_path: Path) -> None:
+    repo, log = an_unconfigured_checkout(tmp_path)
+    result = ci_autofix("fix", str(log), "--repo", str(repo), cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert "halted (agent-disabled)" in result.stderr
+    assert "pass `--fixers ruff-format` to run it anyway" in result.stderr
+    assert git(repo, "branch", "--list", "ci-autofix/*") == ""
+    chosen = ci_autofix("fix", str(log), "--repo", str(repo), "--fixers", "none", cwd=tmp_path)
+    assert chosen.returncode == 3 and "--fixers ruff-format" not in chosen.stderr  # a choice is not overruled
+
+
+def test_fix_says_when_there_was_no_check_to_verify_with(tmp_path: Path) -> None:
+    repo, log = an_unconfigured_checkout(tmp_path)
+    result = ci_autofix("fix", str(log), "--repo", str(repo), "--fixers", "ruff-format", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "+def f(x):" in result.stdout
+    assert (
+        "Verification: not run (no workflow step runs the failing command, and no --test-command"
+        in result.stdout
+    )
