@@ -94,6 +94,14 @@ def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
         "def total(values):\n    return sum(values)"
     )
     assert "set ANTHROPIC_API_KEY" in result.stdout
+    # "Verification: failed" says which check the fix settles and which one still fails
+    assert "Verification: failed" in result.stdout
+    assert "  ruff format --check .: passes now (exit 1 before the fix, exit 0 after)" in result.stdout
+    assert "  python -m unittest -v: still fails (exit 1" in result.stdout
+    assert (
+        "  ruff check --no-fix statskit.py (lint): passes (exit 0 before the fix, exit 0 after)"
+        in result.stdout
+    )
     assert (tmp_path / "d" / "ci.log").read_bytes().count(
         b"##[error]Process completed with exit code 1."
     ) == 2

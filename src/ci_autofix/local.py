@@ -241,6 +241,20 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
         print(f"  note: {note}", file=out)
     if proposal.verification is not None:
         print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
+        for pair in proposal.verification.evidence:  # which check the fix settles, and which still fails
+            failed_before = pair.before is not None and not pair.before.ok
+            state = {
+                (True, True): "passes now",
+                (True, False): "passes",
+                (False, True): "still fails",
+                (False, False): "fails",
+            }[(pair.after.ok, failed_before)]
+            label = {"failing": "", "test": " (test-command)", "lint": " (lint)"}[pair.role]
+            before = pair.before.describe() if pair.before else "not run"
+            print(
+                f"  {pair.command}{label}: {state} ({before} before the fix, {pair.after.describe()} after)",
+                file=out,
+            )
     else:
         print(
             "\nVerification: not run (no workflow step runs the failing command, and no --test-command "
