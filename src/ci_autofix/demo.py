@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         proposal, branch = local.fix(root, log, settings, runner, branch="ci-autofix/demo")
     except Halt as halt:
-        runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
+        runner.info(f"\nhalted ({halt.reason.value}): {local.local_words(halt.message)}")
         return 3
     local.print_report(proposal, branch, runner, root)
     if settings.anthropic_api_key is None:

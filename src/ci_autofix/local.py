@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
     except Halt as halt:
-        runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
+        runner.info(f"\nhalted ({halt.reason.value}): {local_words(halt.message)}")
         return 3
     print_report(proposal, branch, runner, args.repo)
     return 0
@@ -223,6 +223,14 @@ def new_branch(git: Git, name: str) -> str:
     return name
 
 
+def local_words(text: str) -> str:
+    """The ladder's text as a local run reads it: the model key is an environment variable here,
+    not the Action's input."""
+    from ci_autofix.agent.llm import KEY_INPUT
+
+    return text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")
+
+
 def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
     from ci_autofix.markdown import fence
 
@@ -238,7 +246,7 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
             file=out,
         )
     for note in proposal.notes:
-        print(f"  note: {note}", file=out)
+        print(f"  note: {local_words(note)}", file=out)
     if proposal.verification is not None:
         print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
         for pair in proposal.verification.evidence:  # which check the fix settles, and which still fails
