@@ -74,7 +74,8 @@ def test_fix_halts_when_nothing_applies(tmp_path: Path) -> None:
     result = cli("fix", "-", cwd=repo, stdin=job_log(repo, ["python -m pytest -q -p no:cacheprovider"]))
     assert result.returncode == 3
     assert "halted (agent-disabled)" in result.stderr
-    assert "anthropic-api-key" in result.stderr
+    assert "set the ANTHROPIC_API_KEY environment variable" in result.stderr  # not the Action's input
+    assert "anthropic-api-key" not in result.stderr
     assert git(repo, "branch", "--list", "ci-autofix/*") == ""
 
 
@@ -94,6 +95,20 @@ def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
         "def total(values):\n    return sum(values)"
     )
     assert "set ANTHROPIC_API_KEY" in result.stdout
+    assert (
+        "note: The fixers fixed part of the failure; the rest needs the agent: no Anthropic API key is "
+        in result.stdout
+    )
+    assert "set the ANTHROPIC_API_KEY environment variable" in result.stdout  # as the last line names it
+    assert "anthropic-api-key" not in result.stdout
+    # "Verification: failed" says which check the fix settles and which one still fails
+    assert "Verification: failed" in result.stdout
+    assert "  ruff format --check .: passes now (exit 1 before the fix, exit 0 after)" in result.stdout
+    assert "  python -m unittest -v: still fails (exit 1" in result.stdout
+    assert (
+        "  ruff check --no-fix statskit.py (lint): passes (exit 0 before the fix, exit 0 after)"
+        in result.stdout
+    )
     assert (tmp_path / "d" / "ci.log").read_bytes().count(
         b"##[error]Process completed with exit code 1."
     ) == 2

@@ -47,23 +47,52 @@ FIX_FLAGS = (
 )
 
 
+# Exit codes every local command shares (each command's `--help` lists its own besides these).
+EXIT_USAGE = 2  # a wrong argument or input: the message names the cause and the remedy
+EXIT_INTERRUPTED = 130  # Ctrl-C
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
+        if os.environ.get("GITHUB_ACTIONS") != "true":
+            print(f"error: {_not_in_actions()}", file=sys.stderr)
+            return EXIT_USAGE
         return run_action()
     parser = build_parser()
-    ns = parser.parse_args(args)
-    if not getattr(ns, "handler", None):
-        parser.print_help()
-        return 2
     try:
+        ns = parser.parse_args(args)
+        if not getattr(ns, "handler", None):
+            parser.print_help()
+            return EXIT_USAGE
         result: int = ns.handler(ns)
+        sys.stdout.flush()  # a closed pipe is found here, not at exit
         return result
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except BrokenPipeError:  # `ci-autofix triage LOG | head`: the reader has what it wanted
+        _discard_stdout()
+        return 0
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def _not_in_actions() -> UserError:
+    return UserError(
+        "Without a command, ci-autofix runs as the GitHub Action, and this is not a GitHub Actions run "
+        "(GITHUB_ACTIONS is not `true`).",
+        "Run one of the local commands: `ci-autofix fix LOG` to fix a failure from a saved log, "
+        "`ci-autofix triage LOG` to see what failed, `ci-autofix demo` to try it on a sample; "
+        "`ci-autofix --help` lists them all.",
+    )
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what is left does not fail too."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,13 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
         ("triage", "Print the failure-explaining excerpt of a CI log (or its diagnosis as JSON).", triage),
         (
             "check-diff",
-            "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked).",
+            "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 unreadable).",
             check_diff,
         ),
         ("demo", "Create a small project with a real failing check and run `fix` on it.", demo),
     ]
     for name, help_text, module in commands:
-        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp = sub.add_parser(name, help=help_text, description=help_text, epilog=module.EPILOG)
         module.add_arguments(sp)
         sp.set_defaults(handler=module.run)
     return parser

@@ -1,4 +1,8 @@
-"""What the local commands read: a file named on the command line, or standard input (`-`)."""
+"""What the local commands read: a file named on the command line, or standard input (`-`).
+
+A log must be text: an empty or binary one is refused with what to pass instead, so no command
+reports "0 failures" on a log that was never there.
+"""
 
 from __future__ import annotations
 
@@ -25,3 +29,42 @@ def read_input(source: str, *, what: str, example: str) -> bytes:
             f"Cannot read the {what} {source}: {exc.strerror or exc}.",
             f"Pass the path of a saved {what} file, or - to read standard input.",
         ) from None
+
+
+SAVE_A_LOG = "gh run view <run-id> --log-failed > ci.log"
+# How much of a log is looked at to tell text from binary data (git looks at 8000 bytes for NUL).
+_SNIFF = 64 * 1024
+
+
+def read_log(source: str, *, example: str) -> bytes:
+    """The bytes of the CI log `source` (a path or `-`), refused when empty or not text."""
+    data = read_input(source, what="log", example=example)
+    name = "on standard input" if source == "-" else source
+    if not data.strip():
+        raise UserError(
+            f"The log {name} is empty.",
+            f"Pass the log of a failed job, saved with `{SAVE_A_LOG}` or from the job's page (⋯ → View raw logs).",
+        )
+    if kind := binary_kind(data):
+        remedy = {
+            "a zip archive": "GitHub's log download for a whole run is a zip of one file per job: unzip it "
+            "and pass the failed job's .txt file.",
+            "gzip-compressed": "Decompress it first (`gunzip -k FILE`) and pass the text.",
+        }.get(kind, f"Pass the text log of a failed job, saved with `{SAVE_A_LOG}`.")
+        raise UserError(f"The log {name} is {kind}, not the text of a CI log.", remedy)
+    return data
+
+
+def binary_kind(data: bytes) -> str | None:
+    """What `data` is when it is not text ("a zip archive", "gzip-compressed", "binary data"), else None."""
+    if data.startswith(b"PK\x03\x04"):
+        return "a zip archive"
+    if data.startswith(b"\x1f\x8b"):
+        return "gzip-compressed"
+    head = data[:_SNIFF]
+    if b"\x00" in head[:8000]:
+        return "binary data"
+    text = head.decode("utf-8", errors="replace")
+    if text.count("\ufffd") > len(text) // 10:  # more than a tenth undecodable: not a UTF-8 log
+        return "binary data"
+    return None

@@ -74,6 +74,11 @@ WORKFLOW = (
 )
 SETUP = "python --version"
 
+EPILOG = (
+    "exit codes: 0 the sample's fix is committed on its side branch; 2 a wrong argument (the message "
+    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -90,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     _tools_on_path()
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
     root = workdir / "statskit"
+    make_directory(root)
     # The sample has no dependencies, so verification needs no install (and no network).
     settings = load_settings(setup_command=SETUP)
     runner.mask(settings.secrets())
@@ -102,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         proposal, branch = local.fix(root, log, settings, runner, branch="ci-autofix/demo")
     except Halt as halt:
-        runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
+        runner.info(f"\nhalted ({halt.reason.value}): {local.local_words(halt.message)}")
         return 3
     local.print_report(proposal, branch, runner, root)
     if settings.anthropic_api_key is None:
@@ -118,6 +124,20 @@ def _tools_on_path() -> None:
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def make_directory(root: Path) -> None:
+    """Create `root` (and its parents) for the sample, or say why it cannot be done."""
+    remedy = "Pass a new or empty directory you can write to with --dir, or leave --dir out to use a temporary one."
+    for parent in (root, *root.parents):
+        if parent.exists() and not parent.is_dir():
+            raise UserError(f"{parent} is a file, not a directory.", remedy)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"Cannot create the sample project in {root}: {exc.strerror or exc}.", remedy
+        ) from None
 
 
 def create_project(root: Path) -> None:

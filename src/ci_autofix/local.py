@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ci_autofix.cli_input import read_input
+from ci_autofix.cli_input import read_log
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.git import Git, GitError
 from ci_autofix.runner import Runner
@@ -24,6 +24,13 @@ from ci_autofix.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
     from ci_autofix.ladder import Proposal
+    from ci_autofix.triage import Diagnosis
+    from ci_autofix.workflows import WorkflowCommands
+
+EPILOG = (
+    "exit codes: 0 the fix is committed on the side branch; 2 a wrong argument or input (the message "
+    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,41 +69,29 @@ def run(args: argparse.Namespace) -> int:
     from ci_autofix.secret_env import withdraw
 
     withdraw(settings.secrets())  # held in memory from here on
-    log = read_log(args.log)
+    log = read_log(args.log, example="gh run view <id> --log-failed | ci-autofix fix -")
     try:
         proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
     except Halt as halt:
-        runner.info(f"\nhalted ({halt.reason.value}): {halt.message}")
+        runner.info(f"\nhalted ({halt.reason.value}): {local_words(halt.message)}")
         return 3
     print_report(proposal, branch, runner, args.repo)
     return 0
-
-
-def read_log(source: str) -> bytes:
-    return read_input(source, what="log", example="gh run view <id> --log-failed | ci-autofix fix -")
 
 
 def fix(
     repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
-    from ci_autofix.clients import build_clients
-    from ci_autofix.ladder import LadderInput, run_ladder
     from ci_autofix.locate import locate_failures
     from ci_autofix.triage import diagnose
-    from ci_autofix.workarea import workarea
     from ci_autofix.workflows import claimed_commands
 
-    git = Git(repo)
-    try:
-        head = git.rev_parse("HEAD")
-    except GitError:
-        raise UserError(
-            f"{repo} is not a git checkout with a commit.",
-            "Run `ci-autofix fix` in the repository the log came from, or pass --repo.",
-        ) from None
+    git, head = checkout(repo)
     current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
-    name = branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}"
+    name = new_branch(
+        git, branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     if git.is_dirty():
         runner.warning(
             "Your working tree has uncommitted changes; the fix is made against HEAD without them."
@@ -124,6 +119,28 @@ def fix(
         f"Fix CI failure ({diagnosis.category.value})\n\nProposed by ci-autofix from a local log.\n\n"
         f"Autofix-Base: {head}\n"
     )
+    try:
+        proposal = _ladder(git, repo, head, name, diagnosis, settings, runner, message, commands)
+    except Halt as halt:
+        raise _with_fixer_hint(halt, diagnosis, settings) from None
+    return proposal, name
+
+
+def _ladder(
+    git: Git,
+    repo: Path,
+    head: str,
+    name: str,
+    diagnosis: Diagnosis,
+    settings: Settings,
+    runner: Runner,
+    message: str,
+    commands: WorkflowCommands,
+) -> Proposal:
+    from ci_autofix.clients import build_clients
+    from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.workarea import workarea
+
     with workarea(repo, head) as area:
         proposal = run_ladder(
             LadderInput(
@@ -151,7 +168,67 @@ def fix(
             str(area.git_dir),
             f"{ref}:refs/heads/{name}",
         )
-    return proposal, name
+    return proposal
+
+
+def _with_fixer_hint(halt: Halt, diagnosis: Diagnosis, settings: Settings) -> Halt:
+    """An agent-disabled halt on failures a deterministic fixer repairs, when `auto` did not pick
+    that fixer (it runs one only where the repository configures the tool), names the flag that does."""
+    from ci_autofix.fixers.catalog import FIXERS
+
+    if halt.reason is not HaltReason.AGENT_DISABLED or settings.fixers != ["auto"]:
+        return halt
+    names = [
+        fixer.name
+        for fixer in FIXERS
+        if any(f.tool in fixer.failure_tools and f.kind in fixer.failure_kinds for f in diagnosis.failures)
+    ]
+    if not names:
+        return halt
+    hint = (
+        f"The log shows failures that {', '.join(f'`{n}`' for n in names)} can repair, but `--fixers auto` "
+        f"runs a fixer only where the repository configures its tool: pass `--fixers {','.join(names)}` "
+        "to run it anyway."
+    )
+    return Halt(halt.reason, f"{halt.message}.\n{hint}", details=halt.details)
+
+
+def checkout(repo: Path) -> tuple[Git, str]:
+    """The checkout at `repo` and its HEAD commit, or a `UserError` saying why it is not one."""
+    remedy = "Run `ci-autofix fix` in the repository the log came from, or pass its directory with --repo."
+    if not repo.exists():
+        raise UserError(f"The repository directory {repo} does not exist.", remedy)
+    if not repo.is_dir():
+        raise UserError(f"{repo} is a file, not a repository directory.", remedy)
+    git = Git(repo)
+    try:
+        return git, git.rev_parse("HEAD")
+    except GitError:
+        raise UserError(f"{repo} is not a git checkout with a commit.", remedy) from None
+
+
+def new_branch(git: Git, name: str) -> str:
+    """`name`, checked before any work: a valid branch name that does not exist yet in the checkout."""
+    if not git.run("check-ref-format", "--branch", name, check=False).ok:
+        raise UserError(
+            f"`{name}` is not a valid git branch name.",
+            "Pass a name such as `autofix/my-fix` with --branch (no spaces, `..`, `~`, `^`, `:` or "
+            "trailing `.lock`; see `git help check-ref-format`).",
+        )
+    if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False).ok:
+        raise UserError(
+            f"A branch named {name} already exists in {git.repo}; the fix never moves an existing branch.",
+            f"Pass another name with --branch, or delete that branch first (`git -C {git.repo} branch -D {name}`).",
+        )
+    return name
+
+
+def local_words(text: str) -> str:
+    """The ladder's text as a local run reads it: the model key is an environment variable here,
+    not the Action's input."""
+    from ci_autofix.agent.llm import KEY_INPUT
+
+    return text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")
 
 
 def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
@@ -169,9 +246,29 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
             file=out,
         )
     for note in proposal.notes:
-        print(f"  note: {note}", file=out)
+        print(f"  note: {local_words(note)}", file=out)
     if proposal.verification is not None:
         print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
+        for pair in proposal.verification.evidence:  # which check the fix settles, and which still fails
+            failed_before = pair.before is not None and not pair.before.ok
+            state = {
+                (True, True): "passes now",
+                (True, False): "passes",
+                (False, True): "still fails",
+                (False, False): "fails",
+            }[(pair.after.ok, failed_before)]
+            label = {"failing": "", "test": " (test-command)", "lint": " (lint)"}[pair.role]
+            before = pair.before.describe() if pair.before else "not run"
+            print(
+                f"  {pair.command}{label}: {state} ({before} before the fix, {pair.after.describe()} after)",
+                file=out,
+            )
+    else:
+        print(
+            "\nVerification: not run (no workflow step runs the failing command, and no --test-command "
+            "was given): pass the check with --test-command to have the fix verified.",
+            file=out,
+        )
     print(f"Patch policy: {proposal.verdict.status}", file=out)
     for finding in proposal.verdict.findings:
         print(f"  [{finding.severity}] {finding.code}: {finding.message}", file=out)

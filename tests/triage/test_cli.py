@@ -51,13 +51,14 @@ def test_missing_file_is_a_clear_error() -> None:
     done = triage("no-such-log.txt")
     assert done.returncode == 2
     err = done.stderr.decode()
-    assert "log file not found: no-such-log.txt" in err and "What to do:" in err
+    assert "Cannot read the log no-such-log.txt: No such file or directory." in err and "What to do:" in err
     assert done.stdout == b""
 
 
-def test_binary_garbage_on_stdin() -> None:
+def test_binary_garbage_on_stdin_is_refused() -> None:
     done = triage("-", stdin=bytes(range(256)) * 100)
-    assert done.returncode == 0
+    assert done.returncode == 2
+    assert b"The log on standard input is binary data" in done.stderr and done.stdout == b""
 
 
 def test_through_the_project_cli() -> None:

@@ -13,9 +13,19 @@ import sys
 from ci_autofix.cli_input import read_input
 from ci_autofix.errors import UserError
 from ci_autofix.policy import DEFAULT_PROTECTED, check_diff
+from ci_autofix.policy.model import Verdict
 
 EXIT_CODES = {"clean": 0, "flagged": 1, "blocked": 2}
 EXIT_ERROR = 3
+EPILOG = (
+    "exit codes: 0 clean, 1 flagged, 2 blocked (or a wrong argument, as argparse reports it), "
+    "3 the diff cannot be read (a missing file, a directory, no input); 130 interrupted."
+)
+# The verdict's Markdown heads a fix's PR body; standalone no fix exists, so the head is this.
+_STANDALONE_HEAD = {
+    "blocked": "**Patch policy: blocked.** This diff breaks a rule that no fix may break.",
+    "flagged": "**Patch policy: flagged.** Please look at these points before approving the diff.",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,11 +75,20 @@ def run(args: argparse.Namespace) -> int:
     verdict = check_diff(
         data, protected=args.protected, max_changed_lines=args.max_changed_lines, max_files=args.max_files
     )
-    output = {"json": verdict.to_json, "markdown": verdict.to_markdown, "text": verdict.to_text}[
+    output = {"json": verdict.to_json, "markdown": lambda: _markdown(verdict), "text": verdict.to_text}[
         args.format
     ]()
     sys.stdout.write(output + "\n")
     return EXIT_CODES[verdict.status]
+
+
+def _markdown(verdict: Verdict) -> str:
+    """The verdict's Markdown with a head that fits a diff checked on its own (nothing was proposed)."""
+    markdown = verdict.to_markdown()
+    if verdict.status not in _STANDALONE_HEAD:
+        return markdown
+    _, _, table = markdown.partition("\n\n")
+    return _STANDALONE_HEAD[verdict.status] + "\n\n" + table
 
 
 def _read(source: str) -> bytes:
@@ -84,9 +103,10 @@ def _positive(value: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ci-autofix check-diff", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
+    """`python -m ci_autofix.policy.command`: the same command and exit codes as `ci-autofix check-diff`."""
+    from ci_autofix.cli import main as cli_main
+
+    return cli_main(["check-diff", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from ci_autofix.cli_input import read_log
 from ci_autofix.errors import UserError
 from ci_autofix.triage.jobs import DEFAULT_MAX_TOKENS, diagnose
+
+EPILOG = (
+    "exit codes: 0 the excerpt (or the diagnosis) is printed; 2 a wrong argument, or the log is missing, "
+    "empty or not text (the message says what to do); 130 interrupted."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,28 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
-    path = Path(name)
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise UserError(
-            f"log file not found: {name}", "pass the path of a saved job log, or '-' to read stdin"
-        ) from None
-    except IsADirectoryError:
-        raise UserError(
-            f"{name} is a directory, not a log file", "pass the path of a saved job log file"
-        ) from None
-    except PermissionError:
-        raise UserError(f"cannot read {name}: permission denied", "check the file's permissions") from None
-
-
 def run(args: argparse.Namespace) -> int:
     if args.max_tokens < 1:
         raise UserError(f"--max-tokens must be at least 1, got {args.max_tokens}", "pass a positive budget")
-    diagnosis = diagnose(_read(args.file), max_tokens=args.max_tokens)
+    log = read_log(args.file, example="gh run view <id> --log-failed | ci-autofix triage -")
+    diagnosis = diagnose(log, max_tokens=args.max_tokens)
     out = sys.stdout
     if args.format == "json":
         json.dump(diagnosis.to_json(), out, indent=2, ensure_ascii=False)
@@ -57,19 +45,14 @@ def run(args: argparse.Namespace) -> int:
         out.write(diagnosis.excerpt)
         if diagnosis.excerpt:
             out.write("\n")
-    out.flush()
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ci-autofix triage", description=__doc__)
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    """`python -m ci_autofix.triage.command`: the same command, errors and exit codes as `ci-autofix triage`."""
+    from ci_autofix.cli import main as cli_main
+
+    return cli_main(["triage", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
