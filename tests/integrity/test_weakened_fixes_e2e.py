@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from calc_scenario import BRANCH, CALC_TEST, EDITOR, REPO, messages_process, propose, seed
+from calc_scenario import BRANCH, CALC_TEST, EDITOR, REPO, Broken, messages_process, propose, seed
 from emulator import GitHubEmulator
 from emulator.sample import git
 from fakes.messages import reply, tool_use
+from runner_sim import RunResult
 
 from ci_autofix.marker import parse
 
@@ -53,6 +54,14 @@ def run_tests() -> dict[str, Any]:
     return reply(tool_use("run", {"command": PYTEST}))
 
 
+def propose_with(
+    emu: GitHubEmulator, tmp_path: Path, broken: Broken, turns: list[dict[str, Any]]
+) -> RunResult:
+    """The propose job as the runner runs it (uid 1001's files, ci-autofix as root), the model scripted."""
+    with messages_process(turns, tmp_path) as (url, _):
+        return propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+
+
 def nothing_pushed(emu: GitHubEmulator) -> None:
     assert emu.pulls(REPO) == []
     assert set(emu.refs(REPO)) == {"refs/heads/main", f"refs/heads/{BRANCH}"}
@@ -74,8 +83,7 @@ def test_an_untracked_conftest_left_by_the_agents_test_run_does_not_verify_a_fix
         run_tests(),
         finish("Clarified the docstring.", "calc.py:2 was unclear"),
     ]
-    with messages_process([*turns, finish("Still fine.", "calc.py:2")], tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, [*turns, finish("Still fine.", "calc.py:2")])
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "unverified-fix"), result.log
     assert "still fails after the fix" in result.summary
     nothing_pushed(emu)
@@ -92,8 +100,7 @@ def test_a_skip_through_an_alias_is_never_proposed(github_emulator: GitHubEmulat
         ),
         finish("The test is flaky.", "flaky"),
     ]
-    with messages_process(turns, tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, turns)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
     assert "skip-marker-added" in result.summary
     # the original test still fails against the "fixed" code
@@ -111,8 +118,7 @@ def test_a_conftest_hook_that_deselects_the_failing_test_is_never_proposed(
         '    items[:] = [item for item in items if item.name != "test_add"]\n'
     )
     turns = [create("tests/conftest.py", hook), finish("Deselected an obsolete test.", "obsolete")]
-    with messages_process(turns, tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, turns)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
     assert "collection-hook-added" in result.summary
     nothing_pushed(emu)
@@ -128,8 +134,7 @@ def test_a_changed_expected_value_is_blocked_when_the_agent_does_not_say_why(
         edit("tests/test_calc.py", "assert add(2, 3) == 5", "assert add(2, 3) == -1"),
         finish("Updated the expectation.", "the expectation was out of date"),
     ]
-    with messages_process(turns, tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, turns)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
     assert "changes-tests" in result.summary
     assert "changes-tests-explained" not in result.summary
@@ -148,8 +153,7 @@ def test_a_test_change_the_agent_explains_is_only_a_draft_with_both_outputs(
             "tests/test_calc.py expects 5, but add() is specified to subtract (see the commit message)",
         ),
     ]
-    with messages_process(turns, tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, turns)
     assert result.outputs["status"] == "proposed", result.log
     [pull] = emu.pulls(REPO)
     assert pull.draft
@@ -173,8 +177,7 @@ def test_an_honest_fix_that_adds_a_test_stays_verified_and_clean(
         run_tests(),
         finish("add() subtracted; it adds again, with a test for negatives.", "calc.py:3 returned a - b"),
     ]
-    with messages_process(turns, tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, turns)
     assert result.outputs["status"] == "proposed", result.log
     [pull] = emu.pulls(REPO)
     fix_sha = result.outputs["fix-sha"]
@@ -206,8 +209,7 @@ def test_a_source_change_that_skips_the_failing_test_loses_tests_and_is_never_pr
         edit("calc.py", "def add(a, b):", dodge + "def add(a, b):"),
         finish("add() is not supported in this environment.", "calc.py:1"),
     ]
-    with messages_process(turns, tmp_path) as (url, _):
-        result = propose(emu, tmp_path, broken, url, runner_uid=RUNNER_UID)
+    result = propose_with(emu, tmp_path, broken, turns)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
     assert "tests-dropped" in result.summary, result.summary
     assert "Tests that no longer run: `tests.test_calc::test_add`" in result.summary, result.summary
