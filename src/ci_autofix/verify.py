@@ -91,9 +91,8 @@ def counted(sandbox: Sandbox, command: str, *, timeout: float, reports: Path | N
     )
     result = run.run_command_line(command, timeout=timeout)
     if result.exit_code == _PYTEST_USAGE and _JUNIT_REFUSED in result.output:
-        result = sandbox.run_command_line(
-            command, timeout=timeout
-        )  # `-p no:junitxml`: counted from the output
+        # the repository turns the report off (`-p no:junitxml`): run again, counted from the output
+        result = sandbox.run_command_line(command, timeout=timeout)
     report = read_report(report_dir)
     return Evidence.of(command, result, tests=count_tests(result.output, [report] if report else []))
 
@@ -207,7 +206,7 @@ class CleanRuns:
             outcome="unverified",
             reason=(
                 f"The failing command passes only with the fix's own changes to the tests ({shown}): with the "
-                f"failing commit's versions of those files, {', '.join(failing)} still fails against the fixed code."
+                f"failing commit's versions of those files, {', '.join(failing)} does not pass against the fixed code."
             ),
             original_tests=tests,
         )
