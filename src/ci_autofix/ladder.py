@@ -3,7 +3,8 @@
 Flows differ only in where the log comes from and where the proposal goes; this is the one
 piece of code that turns a `Diagnosis` and a work area (a copy of the failing commit, see
 `workarea`) into a `Proposal` (a commit whose parent is the failing commit, with its evidence)
-or a typed halt. Every command runs in the copy, as the work area's sandbox user; the fix's
+or a typed halt. Every command runs as the work area's sandbox user: the fixers and the agent
+in the copy, reproduction and verification in clean checkouts (`verify.CleanRuns`); the fix's
 tree and commit are made with the work area's private git directory, never with a `.git`
 that code run for the repository could have written. The fix is a commit object there, that
 the caller delivers.

@@ -60,9 +60,8 @@ class TestCount:
     deselected: int
     ran_names: frozenset[str] | None = None  # ids of the tests that ran, when the run lists them all
     skipped_names: frozenset[str] | None = None
-    errors: int = (
-        0  # of `failed`, the errors (pytest counts a test that passed and errored in teardown twice)
-    )
+    # of `failed`, the errors (pytest counts a test that passed and errored in teardown twice)
+    errors: int = 0
     complete: bool = True  # False: the run stopped early (`-x`, a collection error, a failed test binary)
 
     def describe(self) -> str:
