@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ci_autofix.workarea import workarea
+from ci_autofix.ladder.workarea import workarea
 
 
 def _git(root: Path, *args: str) -> str:

@@ -21,7 +21,7 @@ from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 EDITOR = "str_replace_based_edit_tool"
 PYTEST = "python -m pytest -q -p no:cacheprovider tests"

@@ -14,7 +14,7 @@ from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
 from runner_sim import RunnerSim
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 REPO = "acme/widgets"
 CLEAN = {

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.event import check_guards, choose_mode, parse_workflow_run, read_payload
+from ci_autofix.flows.event import check_guards, choose_mode, parse_workflow_run, read_payload
 from ci_autofix.settings import Settings
 
 FIXTURES = Path(__file__).parent / "fixtures" / "webhooks"

@@ -11,8 +11,9 @@ import pytest
 from emulator import GitHubEmulator, JobSpec, StepSpec
 from emulator.sample import commit, git, init_repo
 
+from ci_autofix.deliver.ci import dispatchable, has_dispatch_trigger
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.github import ClientSettings, GitHub, GitHubError, has_dispatch_trigger, permission_entries
+from ci_autofix.github import ClientSettings, GitHub, GitHubError, permission_entries
 from ci_autofix.redact import Redacted
 
 REPO = "acme/widgets"
@@ -348,10 +349,11 @@ def test_commit_statuses_carry_the_identity_of_the_token_that_made_them(world: W
 # ---- workflows --------------------------------------------------------------------------------------
 def test_workflow_dispatch(world: World) -> None:
     gh = world.gh
-    assert gh.workflow_dispatchable(".github/workflows/fix.yml") is True
-    assert gh.workflow_dispatchable("fix.yml") is True
-    assert gh.workflow_dispatchable("ci.yml") is False  # only a comment names workflow_dispatch
-    assert gh.workflow_dispatchable("absent.yml") is False
+    assert dispatchable(gh, ".github/workflows/fix.yml") is True
+    assert dispatchable(gh, "fix.yml") is True
+    assert dispatchable(gh, "ci.yml") is False  # only a comment names workflow_dispatch
+    assert dispatchable(gh, "absent.yml") is False
+    assert gh.default_branch_file(".github/workflows/absent.yml") is None
     info = gh.dispatch_workflow(".github/workflows/fix.yml", "main", {"pull-request": "1"})
     assert (
         info.run_id is not None

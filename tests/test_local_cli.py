@@ -11,7 +11,7 @@ from calc_scenario import messages_process
 from emulator.sample import git, init_repo
 from fakes.messages import reply, tool_use
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 BIN = Path(sys.executable).parent
 BROKEN = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": "def f( x ):\n    return x*2\n"}

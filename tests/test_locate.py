@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ci_autofix.locate import locate_failures, repo_path
+from ci_autofix.triage.locate import locate_failures, repo_path
 from ci_autofix.triage.model import Category, Diagnosis, Failure
 
 

@@ -29,7 +29,7 @@ from emulator import GitHubEmulator
 from emulator.sample import git
 from fakes.messages import reply, tool_use
 
-from ci_autofix.marker import parse
+from ci_autofix.state.marker import parse
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from ci_autofix import marker
 from ci_autofix.errors import UserError
-from ci_autofix.refs import branch_problem, check_branch_name, check_sha
+from ci_autofix.state import marker
+from ci_autofix.state.refs import branch_problem, check_branch_name, check_sha
 
 SHA = "a" * 40
 FIX = "b" * 40

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ci_autofix.environment import default_setup, needs_environment, uses_ruff
-from ci_autofix.evidence import Evidence
+from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
+from ci_autofix.ladder.evidence import Evidence
+from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.verify import reproduce, verify
 
 TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff live there
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"

@@ -10,7 +10,7 @@ from emulator.sample import commit, git, init_repo
 
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.workflows import FailedStep, claimed_commands, failed_step_commands
+from ci_autofix.triage.workflow import FailedStep, claimed_commands, failed_step_commands
 
 CI = ".github/workflows/ci.yml"
 WORKFLOW = """\

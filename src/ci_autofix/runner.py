@@ -22,10 +22,9 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from ci_autofix.redact import Redacted, Redactor
-from ci_autofix.triage.model import Failure
 
 MAX_SUMMARY_BYTES = 1024 * 1024  # the runner refuses larger step summaries
 MAX_ANNOTATIONS = 10  # per type per step; more are dropped by the runner
@@ -54,6 +53,23 @@ def stop_token(text: str) -> str:
         token = secrets.token_hex(16)
         if token not in text:
             return token
+
+
+class Located(Protocol):
+    """What an annotation needs of a failure (triage's `Failure` has it)."""
+
+    @property
+    def file(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def column(self) -> int | None: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def message(self) -> str: ...
 
 
 class Runner:
@@ -142,7 +158,7 @@ class Runner:
                 self._emit("::endgroup::")
 
     # ---- annotations -------------------------------------------------------------------------------
-    def annotate(self, failures: Iterable[Failure]) -> int:
+    def annotate(self, failures: Iterable[Located]) -> int:
         """`::error file=,line=::` for located failures; returns how many were written."""
         written = 0
         for failure in failures:

@@ -24,7 +24,6 @@ is the git we use to look at what commands changed, never the work tree's `.git`
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
 import re
 import shlex
@@ -36,7 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from ci_autofix import reap, shell
 from ci_autofix.git import Git
-from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
+from ci_autofix.paths import DEFAULT_PROTECTED, path_matches, protected_globs
 
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
 # The runner's variables that commands may see; the others name its paths (workspace, temp
@@ -273,16 +272,6 @@ def command_argv(command: str) -> list[str]:
     if not _SHELL_SYNTAX.search(command):
         return shlex.split(command)
     return ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", command]
-
-
-def path_matches(rel: str, pattern: str) -> bool:
-    """Glob match where `**` spans directories and a trailing `/**` covers the directory itself."""
-    pattern = pattern.strip().lstrip("/")
-    if pattern.endswith("/**") and (rel == pattern[:-3] or rel.startswith(pattern[:-2])):
-        return True
-    regex = re.escape(pattern).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*")
-    regex = regex.replace(r"\?", "[^/]")
-    return re.fullmatch(regex, rel) is not None or fnmatch.fnmatchcase(rel, pattern)
 
 
 _CREDENTIAL_TEXT = re.compile(rb"extraheader|authorization|credential|password|token|://[^/\s@]+@", re.I)

@@ -204,7 +204,7 @@ class Settings(BaseSettings):
     @field_validator("branch_prefix")
     @classmethod
     def _plain_prefix(cls, value: str) -> str:
-        from ci_autofix.refs import branch_problem
+        from ci_autofix.state.refs import branch_problem
 
         if problem := branch_problem(value.rstrip("/") or "/"):
             raise ValueError(f"not usable as a branch name prefix: {problem}")

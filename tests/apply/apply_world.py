@@ -13,14 +13,14 @@ from typing import Any
 from emulator import BOT, GitHubEmulator, Pull
 from emulator.sample import ALICE, commit, git, init_repo
 
-from ci_autofix import provenance
-from ci_autofix.apply import apply
 from ci_autofix.clients import Clients
+from ci_autofix.flows.apply import apply
 from ci_autofix.github import ClientSettings, GitHub
-from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
+from ci_autofix.state import provenance
+from ci_autofix.state.marker import Suggestion
 
 REPO = "acme/widgets"
 CI_PATH = ".github/workflows/ci.yml"

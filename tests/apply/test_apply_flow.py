@@ -11,8 +11,8 @@ from apply_world import CI_DISPATCHABLE, CI_PATH, FIXED, REPO, World, make_world
 from emulator import BOT, GitHubEmulator
 from emulator.sample import git
 
-from ci_autofix import provenance
 from ci_autofix.errors import UserError
+from ci_autofix.state import provenance
 
 
 def test_the_reviewed_commit_lands_on_the_failing_branch(world: World) -> None:

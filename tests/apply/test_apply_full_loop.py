@@ -13,7 +13,7 @@ from emulator.sample import git
 from format_scenario import REPO, make_scenario
 from runner_sim import RunnerSim
 
-from ci_autofix.marker import parse
+from ci_autofix.state.marker import parse
 
 
 @pytest.mark.slow

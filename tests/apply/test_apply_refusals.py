@@ -11,10 +11,10 @@ import pytest
 from apply_world import CI_DISPATCHABLE, CI_PATH, REPO, World, forged_body, make_world
 from emulator import BOT, GitHubEmulator
 
-from ci_autofix import provenance
-from ci_autofix.apply_checks import pull_number
 from ci_autofix.errors import UserError
+from ci_autofix.flows.apply_checks import pull_number
 from ci_autofix.settings import load_settings
+from ci_autofix.state import provenance
 
 MALICIOUS = [
     "--upload-pack=touch /tmp/ci-autofix-pwned",

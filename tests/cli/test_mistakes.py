@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from emulator.sample import git, init_repo
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 BIN = Path(sys.executable).parent
 BROKEN = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": "def f( x ):\n    return x*2\n"}
@@ -179,7 +179,7 @@ def test_a_missing_file_reads_the_same_in_every_command(tmp_path: Path) -> None:
     for command in ("fix", "triage"):
         assert_told(ci_autofix(command, missing, cwd=tmp_path), 2, expected)
     standalone = subprocess.run(
-        [sys.executable, "-m", "ci_autofix.triage.command", missing],
+        [sys.executable, "-m", "ci_autofix.cli.triage", missing],
         capture_output=True,
         text=True,
         check=False,

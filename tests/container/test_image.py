@@ -17,7 +17,7 @@ from emulator import GitHubEmulator, JobSpec, Run, StepSpec
 from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import FakeMessagesAPI
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 REPO = "acme/widgets"
 BRANCH = "feature"
@@ -117,7 +117,7 @@ def test_the_image_holds_git_the_pinned_tools_and_bytecode_but_no_build_tools(im
                 "python -c 'import ci_autofix.cli as m, importlib.util as u; print(u.cache_from_source(m.__file__))' | xargs ls",
                 "for t in gcc cc make pip; do command -v $t || echo no-$t; done",
                 # the startup path (everything before the first API call) leaves the model SDK unloaded
-                "python -c 'import sys, ci_autofix.cli, ci_autofix.propose; "
+                "python -c 'import sys, ci_autofix.cli, ci_autofix.flows.propose; "
                 'print("anthropic-loaded" if "anthropic" in sys.modules else "anthropic-lazy")\'',
             ]
         ),

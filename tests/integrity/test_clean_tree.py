@@ -11,10 +11,10 @@ import pytest
 from emulator.sample import commit, git, init_repo
 from sandbox_tools import sandbox_path
 
-from ci_autofix.evidence import OriginalTests, Verification
 from ci_autofix.git import Git
-from ci_autofix.verify import CleanRuns, guard_findings
-from ci_autofix.workarea import Workarea, workarea
+from ci_autofix.ladder.evidence import OriginalTests, Verification
+from ci_autofix.ladder.verify import CleanRuns, guard_findings
+from ci_autofix.ladder.workarea import Workarea, workarea
 
 SHOW = "python show.py"
 

@@ -19,13 +19,13 @@ from emulator.sample import commit, init_repo
 from sandbox_tools import sandbox_path
 
 from ci_autofix import policy
-from ci_autofix.evidence import Verification
 from ci_autofix.git import Git
+from ci_autofix.ladder.evidence import Verification
+from ci_autofix.ladder.testcount import count_tests
+from ci_autofix.ladder.verify import CleanRuns, guard_findings
+from ci_autofix.ladder.workarea import Workarea, workarea
 from ci_autofix.policy import check_diff
 from ci_autofix.policy.contents import git_blob_reader
-from ci_autofix.testcount import count_tests
-from ci_autofix.verify import CleanRuns, guard_findings
-from ci_autofix.workarea import Workarea, workarea
 
 PYTEST = "python -m pytest -q -p no:cacheprovider tests"
 CALC_OK = 'def add(a, b):\n    """The sum of a and b."""\n    return a + b\n'
@@ -271,7 +271,7 @@ def test_a_fifo_left_by_the_tests_does_not_hang_verification(tmp_path: Path, sys
 
 
 def test_a_root_cause_naming_only_a_conftest_does_not_explain_a_test_change() -> None:
-    from ci_autofix.evidence import OriginalTests
+    from ci_autofix.ladder.evidence import OriginalTests
 
     inner = Verification("failed", "inner")
     guard = OriginalTests(["tests/conftest.py"], inner, passed=False)

@@ -18,7 +18,7 @@ from emulator.sample import git
 from fakes.messages import reply, tool_use
 from runner_sim import RunResult
 
-from ci_autofix.marker import parse
+from ci_autofix.state.marker import parse
 
 RUNNER_UID = 1001
 # A conftest that turns every failing test into a pass.

@@ -20,10 +20,10 @@ from sandbox_tools import sandbox_path
 
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.ladder import LadderInput, Proposal, run_ladder
+from ci_autofix.ladder.workarea import workarea
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
-from ci_autofix.workarea import workarea
 
 EDITOR = "str_replace_based_edit_tool"
 CHECK = "grep -qx ok status.txt"

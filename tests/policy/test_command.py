@@ -1,4 +1,4 @@
-"""`python -m ci_autofix.policy.command` (the `check-diff` command) on real diffs, files and stdin."""
+"""`python -m ci_autofix.cli.check_diff` (the `check-diff` command) on real diffs, files and stdin."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def check_diff(
     *args: str, stdin: bytes | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ci_autofix.policy.command", *args],
+        [sys.executable, "-m", "ci_autofix.cli.check_diff", *args],
         input=stdin.decode() if stdin is not None else None,
         capture_output=True,
         text=True,

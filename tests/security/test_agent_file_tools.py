@@ -16,8 +16,8 @@ from emulator.sample import commit, init_repo
 
 from ci_autofix.agent.files import repo_files
 from ci_autofix.agent.tools import Toolbox
+from ci_autofix.ladder.workarea import workarea
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.workarea import workarea
 
 EDITOR = "str_replace_based_edit_tool"
 

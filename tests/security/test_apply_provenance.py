@@ -25,8 +25,8 @@ from format_scenario import BROKEN, CLEAN, DISPATCHABLE_CI, REPO
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
 
-from ci_autofix.demo import job_log
-from ci_autofix.marker import Suggestion, parse
+from ci_autofix.cli.demo import job_log
+from ci_autofix.state.marker import Suggestion, parse
 
 CI = ".github/workflows/ci.yml"
 DEPLOY = ".github/workflows/deploy.yml"

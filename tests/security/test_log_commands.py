@@ -31,7 +31,7 @@ from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"

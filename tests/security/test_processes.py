@@ -28,7 +28,7 @@ from emulator import GitHubEmulator
 from emulator.sample import commit, git, init_repo, publish_failure
 from runner_sim import RunnerSim
 
-from ci_autofix.demo import job_log
+from ci_autofix.cli.demo import job_log
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"

@@ -15,7 +15,7 @@ CLI = Path(sys.executable).parent / "ci-autofix"
 
 def triage(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "ci_autofix.triage.command", *args],
+        [sys.executable, "-m", "ci_autofix.cli.triage", *args],
         input=stdin,
         capture_output=True,
         timeout=60,

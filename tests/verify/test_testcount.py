@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ci_autofix import shell
-from ci_autofix.testcount import (
+from ci_autofix.ladder.testcount import (
     MAX_REPORT_BYTES,
     PYTEST_REPORT,
     TestCount,

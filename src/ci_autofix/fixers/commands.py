@@ -1,6 +1,6 @@
 """What a failing step ran, read back from its command line: which tool, with which arguments.
 
-The commands are the failed steps' scripts from the workflow (`ci_autofix.workflows`: `ruff format --check .`,
+The commands are the failed steps' scripts from the workflow (`ci_autofix.triage.workflow`: `ruff format --check .`,
 `uv run black --check src tests`, `pre-commit run --all-files`). Each line is split into
 simple commands at `&&`, `||`, `;` and `|`; wrappers (`python -m`, `uv run`, `uvx`,
 `poetry run`, `pipx run`, ...) are peeled off, and the rest is matched against the fixers.

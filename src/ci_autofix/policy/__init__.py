@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from unidiff.errors import UnidiffParseError
 
+from ci_autofix.paths import DEFAULT_PROTECTED, protected_globs
 from ci_autofix.policy import contents
 from ci_autofix.policy.checks import (
     assertions,
@@ -29,7 +30,6 @@ from ci_autofix.policy.diff import FileDiff, parse
 from ci_autofix.policy.model import Finding, Severity, Status, Verdict
 from ci_autofix.policy.source import is_test_file
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
-from ci_autofix.protected import DEFAULT_PROTECTED, protected_globs
 
 __all__ = [
     "DEFAULT_PROTECTED",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ci_autofix.paths import path_matches
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, is_gitlink_mode, is_symlink_mode
 from ci_autofix.policy.model import Finding
 from ci_autofix.policy.source import is_collected_test, is_test_path
 from ci_autofix.policy.table import finding
-from ci_autofix.sandbox import path_matches
 
 
 def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:

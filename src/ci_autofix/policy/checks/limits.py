@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ci_autofix.protected import DEFAULT_PROTECTED
+from ci_autofix.paths import DEFAULT_PROTECTED
 
 
 @dataclass(frozen=True)

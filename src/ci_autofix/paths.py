@@ -1,4 +1,4 @@
-"""The paths no fix may change: the files that decide what CI executes, and with which rights.
+"""Path globs, and the paths no fix may change: the files that decide what CI executes, and with which rights.
 
 A fix is code that CI will run, so it may change the code under test; it may not change what CI
 itself is: which jobs run, with which permissions and secrets, which third-party actions or hooks
@@ -14,6 +14,8 @@ fix gets no CI before a human has reviewed it (`ci_trigger`).
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Iterable
 
 DEFAULT_PROTECTED: tuple[str, ...] = (
@@ -39,3 +41,13 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
 def protected_globs(extra: Iterable[str] = ()) -> tuple[str, ...]:
     """The default protected globs followed by `extra` (blank globs dropped), each once."""
     return tuple(dict.fromkeys((*DEFAULT_PROTECTED, *(g for g in extra if g.strip()))))
+
+
+def path_matches(rel: str, pattern: str) -> bool:
+    """Glob match where `**` spans directories and a trailing `/**` covers the directory itself."""
+    pattern = pattern.strip().lstrip("/")
+    if pattern.endswith("/**") and (rel == pattern[:-3] or rel.startswith(pattern[:-2])):
+        return True
+    regex = re.escape(pattern).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*")
+    regex = regex.replace(r"\?", "[^/]")
+    return re.fullmatch(regex, rel) is not None or fnmatch.fnmatchcase(rel, pattern)

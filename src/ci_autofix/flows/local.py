@@ -1,91 +1,35 @@
-"""`ci-autofix fix`: the propose stages on a local checkout and a failed CI log.
+"""The local flow: the propose stages on a checkout and a log, the fix on a new local branch.
 
-The stages run in a temporary copy of HEAD outside the repository (see `workarea`), so your
-working tree, index and `.git` are left exactly as they were; the fix becomes a commit on a new
-local side branch. Commands for the repository run as you (as a dedicated uid when run as
-root), with a scrubbed environment and a throw-away HOME.
-
-    gh run view <id> --log-failed | ci-autofix fix -
+The stages run in a work area outside the repository (`ladder.workarea`), so the working tree,
+index and `.git` are left exactly as they were; only the new branch is fetched back. Commands
+for the repository run as you (as a dedicated uid when run as root), with a scrubbed
+environment and a throw-away HOME.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ci_autofix.cli_input import read_log
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.git import Git, GitError
 from ci_autofix.runner import Runner
-from ci_autofix.settings import Settings, load_settings
+from ci_autofix.settings import Settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
     from ci_autofix.ladder import Proposal
     from ci_autofix.triage import Diagnosis
-    from ci_autofix.workflows import WorkflowCommands
-
-EPILOG = (
-    "exit codes: 0 the fix is committed on the side branch; 2 a wrong argument or input (the message "
-    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
-)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ci_autofix.cli import add_settings_arguments
-
-    parser.add_argument(
-        "log",
-        nargs="?",
-        default="-",
-        metavar="LOG",
-        help="The failed CI log: a file, or - for standard input (default: -).",
-    )
-    parser.add_argument(
-        "--repo",
-        type=Path,
-        default=Path("."),
-        metavar="DIR",
-        help="The git checkout the log belongs to (default: the current directory).",
-    )
-    parser.add_argument(
-        "--branch",
-        default=None,
-        metavar="NAME",
-        help="Name of the local side branch for the fix (default: <branch-prefix><current "
-        "branch>/local-<time>).",
-    )
-    add_settings_arguments(parser)
-
-
-def run(args: argparse.Namespace) -> int:
-    from ci_autofix.cli import settings_overrides
-
-    settings = load_settings(**settings_overrides(args))
-    runner = Runner(in_actions=False, stream=sys.stderr)
-    runner.mask(settings.secrets())
-    from ci_autofix.secret_env import withdraw
-
-    withdraw(settings.secrets())  # held in memory from here on
-    log = read_log(args.log, example="gh run view <id> --log-failed | ci-autofix fix -")
-    try:
-        proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
-    except Halt as halt:
-        runner.info(f"\nhalted ({halt.reason.value}): {local_words(halt.message)}")
-        return 3
-    print_report(proposal, branch, runner, args.repo)
-    return 0
+    from ci_autofix.triage.workflow import WorkflowCommands
 
 
 def fix(
     repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
-    from ci_autofix.locate import locate_failures
     from ci_autofix.triage import diagnose
-    from ci_autofix.workflows import claimed_commands
+    from ci_autofix.triage.locate import locate_failures
+    from ci_autofix.triage.workflow import claimed_commands
 
     git, head = checkout(repo)
     current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
@@ -139,7 +83,7 @@ def _ladder(
 ) -> Proposal:
     from ci_autofix.clients import build_clients
     from ci_autofix.ladder import LadderInput, run_ladder
-    from ci_autofix.workarea import workarea
+    from ci_autofix.ladder.workarea import workarea
 
     with workarea(repo, head) as area:
         proposal = run_ladder(
@@ -221,60 +165,3 @@ def new_branch(git: Git, name: str) -> str:
             f"Pass another name with --branch, or delete that branch first (`git -C {git.repo} branch -D {name}`).",
         )
     return name
-
-
-def local_words(text: str) -> str:
-    """The ladder's text as a local run reads it: the model key is an environment variable here,
-    not the Action's input."""
-    from ci_autofix.agent.llm import KEY_INPUT
-
-    return text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")
-
-
-def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
-    from ci_autofix.markdown import fence
-
-    out = sys.stdout
-    print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)
-    for run in proposal.fixers:
-        if run.changed_files:
-            print(f"  {run.name} {run.version or ''}: {', '.join(run.changed_files)}", file=out)
-    if proposal.agent is not None:
-        print(
-            f"  agent: {proposal.agent.summary} ({proposal.agent.turns} turns, "
-            f"${proposal.agent.cost_usd:.4f})",
-            file=out,
-        )
-    for note in proposal.notes:
-        print(f"  note: {local_words(note)}", file=out)
-    if proposal.verification is not None:
-        print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
-        for pair in proposal.verification.evidence:  # which check the fix settles, and which still fails
-            failed_before = pair.before is not None and not pair.before.ok
-            state = {
-                (True, True): "passes now",
-                (True, False): "passes",
-                (False, True): "still fails",
-                (False, False): "fails",
-            }[(pair.after.ok, failed_before)]
-            label = {"failing": "", "test": " (test-command)", "lint": " (lint)"}[pair.role]
-            before = pair.before.describe() if pair.before else "not run"
-            print(
-                f"  {pair.command}{label}: {state} ({before} before the fix, {pair.after.describe()} after)",
-                file=out,
-            )
-    else:
-        print(
-            "\nVerification: not run (no workflow step runs the failing command, and no --test-command "
-            "was given): pass the check with --test-command to have the fix verified.",
-            file=out,
-        )
-    print(f"Patch policy: {proposal.verdict.status}", file=out)
-    for finding in proposal.verdict.findings:
-        print(f"  [{finding.severity}] {finding.code}: {finding.message}", file=out)
-    print("\n" + fence(runner.clean(proposal.diff), "diff"), file=out)
-    print(
-        f"\nNext: review it with `git -C {repo} show {branch}`, then take it with "
-        f"`git merge --ff-only {branch}` or `git cherry-pick {branch}` in that repository.",
-        file=out,
-    )

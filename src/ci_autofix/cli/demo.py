@@ -18,8 +18,10 @@ import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ci_autofix import local
+from ci_autofix.cli.fix import print_report
 from ci_autofix.errors import Halt, UserError
+from ci_autofix.flows.halts import ended_locally
+from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner
 from ci_autofix.settings import load_settings
@@ -106,11 +108,10 @@ def run(args: argparse.Namespace) -> int:
     (workdir / "ci.log").write_bytes(log)
     runner.info(f"  the log is in {workdir / 'ci.log'}")
     try:
-        proposal, branch = local.fix(root, log, settings, runner, branch="ci-autofix/demo")
+        proposal, branch = fix(root, log, settings, runner, branch="ci-autofix/demo")
     except Halt as halt:
-        runner.info(f"\nhalted ({halt.reason.value}): {local.local_words(halt.message)}")
-        return 3
-    local.print_report(proposal, branch, runner, root)
+        return ended_locally(halt, runner)
+    print_report(proposal, branch, runner, root)
     if settings.anthropic_api_key is None:
         print(
             "\nThe formatting was fixed without a model. The failing test (`mean` uses integer division) needs "

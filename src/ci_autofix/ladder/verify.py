@@ -35,15 +35,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ci_autofix.environment import prepare, uses_ruff
-from ci_autofix.evidence import Evidence, EvidencePair, OriginalTests, Outcome, Verification
+from ci_autofix.ladder.environment import prepare, uses_ruff
+from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Outcome, Verification
+from ci_autofix.ladder.testcount import count_tests, dropped, pytest_report_env, read_report
+from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.markdown import code_span
 from ci_autofix.policy import Finding
 from ci_autofix.policy.source import is_test_path
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
-from ci_autofix.testcount import count_tests, dropped, pytest_report_env, read_report
-from ci_autofix.workarea import Workarea
 
 _SERVICE = re.compile(
     r"Connection refused|ECONNREFUSED|could not connect to server|Can't connect to (?:local )?MySQL"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ci_autofix import marker
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.github import GitHub, PullInfo
-from ci_autofix.refs import check_branch_name
+from ci_autofix.state import marker
+from ci_autofix.state.refs import check_branch_name
 
 
 def side_branch(prefix: str, failing_branch: str, run_id: int) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ci_autofix.github import GitHub, StatusInfo
-from ci_autofix.marker import Suggestion
+from ci_autofix.state.marker import Suggestion
 
 CONTEXT = "ci-autofix/provenance"
 _DESCRIPTION = re.compile(r"fix of (?P<head>[0-9a-f]{40}) for run (?P<run>[1-9][0-9]{0,19})")

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ci_autofix import shell
+from ci_autofix.ladder.testcount import TestCount
 from ci_autofix.markdown import code_span, fence, html_code
 from ci_autofix.redact import redact
-from ci_autofix.testcount import TestCount
 
 Outcome = Literal["verified", "unverified", "failed"]
 Role = Literal["failing", "test", "lint"]

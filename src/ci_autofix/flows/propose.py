@@ -9,21 +9,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ci_autofix import report
 from ci_autofix.clients import Clients
+from ci_autofix.deliver import report
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
+from ci_autofix.flows.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
+from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import GitHub, JobInfo
-from ci_autofix.ledger import find_existing, next_attempt, side_branch
-from ci_autofix.locate import locate_failures
-from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
+from ci_autofix.state.ledger import find_existing, next_attempt, side_branch
+from ci_autofix.state.marker import Suggestion
 from ci_autofix.triage import diagnose_jobs
+from ci_autofix.triage.locate import locate_failures
 from ci_autofix.triage.model import Diagnosis, Failure
-from ci_autofix.workflows import FailedStep, WorkflowCommands, failed_step_commands
+from ci_autofix.triage.workflow import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
     from ci_autofix.ladder import Proposal
@@ -41,7 +42,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     try:
         return _propose(settings, clients, runner, seen)
     except Halt as halt:
-        outcome = Outcome("halted", reason=halt.reason.value, message=halt.message, details=halt.details)
+        outcome = halted(halt)
         runner.summary(report.summary(outcome, diagnosis=seen.diagnosis))
         return outcome
 
@@ -78,7 +79,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
     from ci_autofix.ladder import LadderInput, run_ladder
-    from ci_autofix.workarea import workarea
+    from ci_autofix.ladder.workarea import workarea
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis, jobs = _triage(gh, event, settings)

@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ci_autofix import marker, provenance
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.github import GitHub, GitHubError, PullInfo, RunInfo, StatusInfo
-from ci_autofix.marker import Suggestion
 from ci_autofix.policy import check_diff
 from ci_autofix.policy.contents import BlobReader
-from ci_autofix.refs import branch_problem, check_branch_name, check_sha
 from ci_autofix.settings import Settings
+from ci_autofix.state import marker, provenance
+from ci_autofix.state.marker import Suggestion
+from ci_autofix.state.refs import branch_problem, check_branch_name, check_sha
 
 WRITE_LEVELS = frozenset({"admin", "maintain", "write"})
 MAX_PULL_NUMBER_DIGITS = 10

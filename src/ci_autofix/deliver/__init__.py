@@ -10,14 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ci_autofix import provenance, report
-from ci_autofix.ci_trigger import held_back, may_start_unreviewed, trigger_ci
+from ci_autofix.deliver import report
+from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, remote_url
 from ci_autofix.github import GitHub, PullInfo
-from ci_autofix.marker import Suggestion
 from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.settings import Settings
+from ci_autofix.state import provenance
+from ci_autofix.state.marker import Suggestion
 from ci_autofix.triage.model import Diagnosis
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ci_autofix.cli_input import read_input
+from ci_autofix.cli.io import read_input
 from ci_autofix.errors import UserError
 from ci_autofix.policy import DEFAULT_PROTECTED, check_diff
 from ci_autofix.policy.model import Verdict
@@ -103,7 +103,7 @@ def _positive(value: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m ci_autofix.policy.command`: the same command and exit codes as `ci-autofix check-diff`."""
+    """`python -m ci_autofix.cli.check_diff`: the same command and exit codes as `ci-autofix check-diff`."""
     from ci_autofix.cli import main as cli_main
 
     return cli_main(["check-diff", *(sys.argv[1:] if argv is None else argv)])

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ci_autofix.cli_input import read_log
+from ci_autofix.cli.io import read_log
 from ci_autofix.errors import UserError
 from ci_autofix.triage.jobs import DEFAULT_MAX_TOKENS, diagnose
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m ci_autofix.triage.command`: the same command, errors and exit codes as `ci-autofix triage`."""
+    """`python -m ci_autofix.cli.triage`: the same command, errors and exit codes as `ci-autofix triage`."""
     from ci_autofix.cli import main as cli_main
 
     return cli_main(["triage", *(sys.argv[1:] if argv is None else argv)])

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ci_autofix.evidence import Evidence
+from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.sandbox import Sandbox, chown_tree, others_can_run
 
 _STAMP = ".ci-autofix-setup"

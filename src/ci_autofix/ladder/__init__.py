@@ -19,17 +19,17 @@ from typing import Any
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.errors import Halt, HaltReason
-from ci_autofix.evidence import Verification
 from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
 from ci_autofix.git import Git
+from ci_autofix.ladder.evidence import Verification
+from ci_autofix.ladder.verify import CleanRuns, guard_findings
+from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.policy import Verdict, check_diff, test_paths
 from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
-from ci_autofix.verify import CleanRuns, guard_findings
-from ci_autofix.workarea import Workarea
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a
 # fixer changed something, the agent is not needed.
@@ -65,7 +65,7 @@ class LadderInput:
     llm_factory: Callable[[], Any]
     context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
     task: str = ""  # our own words about the task, for flows other than a plain CI failure
-    # The failed steps' commands, from the workflow definition (`ci_autofix.workflows`): the only
+    # The failed steps' commands, from the workflow definition (`ci_autofix.triage.workflow`): the only
     # failing commands run, allowed to the agent or shown to it as ours. Never the log's text.
     commands: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)

@@ -17,20 +17,21 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from ci_autofix import apply_checks as checks
-from ci_autofix.ci_trigger import trigger_ci
 from ci_autofix.clients import Clients
+from ci_autofix.deliver.ci import trigger_ci
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.event import read_payload
+from ci_autofix.flows import apply_checks as checks
+from ci_autofix.flows.event import read_payload
+from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError, auth_env, remote_url
 from ci_autofix.github import GitHub, PullInfo
-from ci_autofix.marker import Suggestion
 from ci_autofix.outcome import Outcome
 from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
+from ci_autofix.state.marker import Suggestion
 
 FETCHED_REF = "refs/ci-autofix/fix"
 COMMENT_HEADER = "**ci-autofix apply**"
@@ -55,9 +56,10 @@ def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             _comment(seen.gh, seen.pull.number, f"Not applied: {halt.message}", runner)
         if halt.reason != HaltReason.ALREADY_APPLIED:
             runner.warning(f"ci-autofix did not apply the suggestion ({halt.reason.value}): {halt.message}")
-        outcome = _outcome("halted", halt.message, seen, reason=halt.reason.value, details=halt.details)
+        known = _known(seen)
         if halt.reason == HaltReason.ALREADY_APPLIED:
-            outcome.head_sha = outcome.fix_sha  # the branch's head, as after the first apply
+            known["head_sha"] = known["fix_sha"]  # the branch's head, as after the first apply
+        outcome = halted(halt, **known)
         runner.summary(summary(outcome))
         return outcome
 
@@ -139,11 +141,12 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     if not settings.keep_branch:
         _after(problems, runner, f"delete `{record.fix_branch}`", lambda: gh.delete_branch(record.fix_branch))
     kept = f" The suggestion branch `{record.fix_branch}` was kept." if settings.keep_branch else ""
-    outcome = _outcome(
+    outcome = Outcome(
         "applied",
-        f"The fix {record.fix_sha[:12]} from #{number} is on `{branch}`; "
+        message=f"The fix {record.fix_sha[:12]} from #{number} is on `{branch}`; "
         f"{closing or f'#{number} could not be closed'}.{kept}",
-        seen,
+        head_sha=record.fix_sha,
+        **_known(seen),
         details={
             "ci": note,
             "ci_run_url": (ci.run_url if ci else None) or "",
@@ -264,22 +267,16 @@ def _comment(gh: GitHub, number: int, text: str, runner: Runner) -> None:
         runner.warning(f"Could not comment on #{number}: {exc.cause}")
 
 
-def _outcome(
-    status: str, message: str, seen: _Seen, *, reason: str = "", details: dict[str, object] | None = None
-) -> Outcome:
+def _known(seen: _Seen) -> dict[str, Any]:
+    """The outcome's fields for the suggestion, as far as the flow got before it ended."""
     record, pull = seen.record, seen.pull
-    return Outcome(
-        "applied" if status == "applied" else "halted",
-        reason=reason,
-        message=message,
-        fix_branch=record.fix_branch if record else "",
-        fix_sha=record.fix_sha if record else "",
-        pull_request=pull.number if pull else None,
-        pull_request_url=pull.html_url if pull else "",
-        attempt=record.attempt if record else None,
-        head_sha=record.fix_sha if status == "applied" and record else "",
-        details=dict(details or {}),
-    )
+    return {
+        "fix_branch": record.fix_branch if record else "",
+        "fix_sha": record.fix_sha if record else "",
+        "pull_request": pull.number if pull else None,
+        "pull_request_url": pull.html_url if pull else "",
+        "attempt": record.attempt if record else None,
+    }
 
 
 def summary(outcome: Outcome) -> str:

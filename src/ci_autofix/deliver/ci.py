@@ -15,6 +15,7 @@ after a reviewer approved the fix.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ def trigger_ci(gh: GitHub, settings: Settings, workflow_file: str, ref: str) -> 
     """Make the repository's CI run on `ref`, or say plainly why it will not."""
     if settings.ci_token is not None:
         return CiOnFix("CI runs on this branch: it was pushed with the `ci-token`.")
-    if workflow_file and gh.workflow_dispatchable(workflow_file):
+    if workflow_file and dispatchable(gh, workflow_file):
         try:
             run = gh.dispatch_workflow(workflow_file, ref=ref, inputs={})
         except UserError as exc:
@@ -66,7 +67,7 @@ def held_back(gh: GitHub, settings: Settings, workflow_file: str, ref: str, verd
         "that no one has reviewed only when the policy found nothing, since CI would run this code with the "
         "workflow's secrets."
     )
-    if workflow_file and gh.workflow_dispatchable(workflow_file):
+    if workflow_file and dispatchable(gh, workflow_file):
         name = workflow_file.rsplit("/", 1)[-1]
         how = (
             "After reading the diff, start CI on this branch yourself (or use **Run workflow** on the "
@@ -81,3 +82,17 @@ def held_back(gh: GitHub, settings: Settings, workflow_file: str, ref: str, verd
             f"`{workflow_file or 'your CI workflow'}` to start it from the Actions page."
         )
     return CiOnFix(f"{why} {how}")
+
+
+def dispatchable(gh: GitHub, workflow_file: str) -> bool:
+    """Whether the workflow can be dispatched: GitHub dispatches only workflows whose file on the
+    default branch has a `workflow_dispatch` trigger."""
+    path = workflow_file if "/" in workflow_file else f".github/workflows/{workflow_file}"
+    text = gh.default_branch_file(path)
+    return text is not None and has_dispatch_trigger(text)
+
+
+def has_dispatch_trigger(workflow_text: str) -> bool:
+    """Whether a workflow file's text names the `workflow_dispatch` event (comments ignored)."""
+    lines = [re.sub(r"(^|\s)#.*$", "", line) for line in workflow_text.splitlines()]
+    return re.search(r"(?<![\w-])workflow_dispatch(?![\w-])", "\n".join(lines)) is not None

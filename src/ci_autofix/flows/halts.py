@@ -1,0 +1,34 @@
+"""A halt as each flow ends with it: an outcome for the Action, one line and exit 3 locally.
+
+The flows catch their own halts (each knows what else a halt owes: a comment, the
+diagnosis for the summary); the words and fields of the ending are made here, once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ci_autofix.errors import Halt
+from ci_autofix.outcome import Outcome
+from ci_autofix.runner import Runner
+
+EXIT_HALTED = 3  # a local command halted without a fix
+
+
+def halted(halt: Halt, **fields: Any) -> Outcome:
+    """The run's outcome for `halt`: its reason, message and details, and what the flow adds."""
+    return Outcome("halted", reason=halt.reason.value, message=halt.message, details=halt.details, **fields)
+
+
+def ended_locally(halt: Halt, runner: Runner) -> int:
+    """A local command's ending for `halt`: the reason and message on stderr, exit 3."""
+    runner.info(f"\nhalted ({halt.reason.value}): {local_words(halt.message)}")
+    return EXIT_HALTED
+
+
+def local_words(text: str) -> str:
+    """The ladder's text as a local run reads it: the model key is an environment variable here,
+    not the Action's input."""
+    from ci_autofix.agent.llm import KEY_INPUT
+
+    return text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")

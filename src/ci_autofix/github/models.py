@@ -1,0 +1,175 @@
+"""What the GitHub client returns: small frozen values, never PyGithub objects, and the
+conversions from GitHub's JSON into them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from github.CommitStatus import CommitStatus
+
+FAILED_CONCLUSIONS = frozenset({"failure", "timed_out"})
+PERMISSION_LEVELS = ("admin", "maintain", "write", "triage", "read", "none")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    name: str
+    workflow_id: int
+    workflow_path: str  # ".github/workflows/ci.yml" (any "@ref" suffix removed)
+    head_branch: str
+    head_sha: str
+    event: str
+    status: str
+    conclusion: str | None
+    run_attempt: int
+    html_url: str
+    actor: str | None
+    triggering_actor: str | None
+    pull_numbers: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    number: int
+    name: str
+    conclusion: str | None
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    id: int
+    name: str
+    conclusion: str | None
+    html_url: str
+    run_attempt: int | None
+    steps: list[StepInfo] = field(default_factory=list)
+
+    @property
+    def failed_steps(self) -> list[StepInfo]:
+        return [step for step in self.steps if step.conclusion in FAILED_CONCLUSIONS]
+
+
+@dataclass(frozen=True)
+class AnnotationInfo:
+    path: str
+    start_line: int | None
+    end_line: int | None
+    level: str  # notice | warning | failure
+    title: str
+    message: str
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    html_url: str
+    state: str  # open | closed
+    merged: bool
+    title: str
+    body: str
+    head_ref: str
+    head_sha: str
+    base_ref: str
+    author: str | None
+    labels: list[str] = field(default_factory=list)
+    draft: bool = False
+
+
+@dataclass(frozen=True)
+class CommentInfo:
+    id: int
+    author: str | None
+    body: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    """A commit status. `creator` is the login GitHub records for the token that created it:
+    nobody can create a status in another account's name."""
+
+    context: str
+    state: str
+    description: str
+    target_url: str
+    creator: str | None
+
+
+@dataclass(frozen=True)
+class DispatchInfo:
+    run_id: int | None  # known when GitHub returns the run's details
+    html_url: str | None
+
+
+def run_info(raw: Mapping[str, Any]) -> RunInfo:
+    actor = raw.get("actor") or {}
+    triggering = raw.get("triggering_actor") or {}
+    return RunInfo(
+        id=int(raw["id"]),
+        name=str(raw.get("name") or ""),
+        workflow_id=int(raw.get("workflow_id") or 0),
+        workflow_path=str(raw.get("path") or "").split("@", 1)[0],
+        head_branch=str(raw.get("head_branch") or ""),
+        head_sha=str(raw["head_sha"]),
+        event=str(raw.get("event") or ""),
+        status=str(raw.get("status") or ""),
+        conclusion=raw.get("conclusion"),
+        run_attempt=int(raw.get("run_attempt") or 1),
+        html_url=str(raw.get("html_url") or ""),
+        actor=actor.get("login"),
+        triggering_actor=triggering.get("login"),
+        pull_numbers=[int(p["number"]) for p in raw.get("pull_requests") or []],
+    )
+
+
+def job_info(raw: Mapping[str, Any]) -> JobInfo:
+    steps = [StepInfo(int(s["number"]), str(s["name"]), s.get("conclusion")) for s in raw.get("steps") or []]
+    return JobInfo(
+        int(raw["id"]),
+        str(raw["name"]),
+        raw.get("conclusion"),
+        str(raw.get("html_url") or ""),
+        raw.get("run_attempt"),
+        steps,
+    )
+
+
+def pull_info(raw: Mapping[str, Any]) -> PullInfo:
+    head, base = raw.get("head") or {}, raw.get("base") or {}
+    return PullInfo(
+        number=int(raw["number"]),
+        html_url=str(raw.get("html_url") or ""),
+        state=str(raw.get("state") or ""),
+        merged=bool(raw.get("merged")) or raw.get("merged_at") is not None,
+        title=str(raw.get("title") or ""),
+        body=str(raw.get("body") or ""),
+        head_ref=str(head.get("ref") or ""),
+        head_sha=str(head.get("sha") or ""),
+        base_ref=str(base.get("ref") or ""),
+        author=(raw.get("user") or {}).get("login"),
+        labels=[str(label["name"]) for label in raw.get("labels") or []],
+        draft=bool(raw.get("draft")),
+    )
+
+
+def status_info(status: CommitStatus) -> StatusInfo:
+    creator = status.creator
+    return StatusInfo(
+        context=str(status.context or ""),
+        state=str(status.state or ""),
+        description=str(status.description or ""),
+        target_url=str(status.target_url or ""),
+        creator=str(creator.login) if creator is not None and creator.login else None,
+    )
+
+
+def comment_info(raw: Mapping[str, Any]) -> CommentInfo:
+    return CommentInfo(
+        int(raw["id"]),
+        (raw.get("user") or {}).get("login"),
+        str(raw.get("body") or ""),
+        str(raw.get("html_url") or ""),
+    )
