@@ -15,7 +15,7 @@ from emulator import GitHubEmulator
 from emulator.sample import git
 from format_scenario import REPO, Scenario, make_scenario
 
-from ci_autofix.deliver import UNVERIFIED_LABEL
+from ci_autofix.deliver.suggestion import UNVERIFIED_LABEL
 from ci_autofix.state.marker import parse
 
 

@@ -6,12 +6,12 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Status = Literal["proposed", "applied", "halted", "error"]
+RunStatus = Literal["proposed", "applied", "halted", "error"]
 
 
 @dataclass
 class Outcome:
-    status: Status
+    status: RunStatus
     reason: str = ""
     message: str = ""
     fix_branch: str = ""

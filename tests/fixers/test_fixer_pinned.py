@@ -14,7 +14,7 @@ import pytest
 from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import plan_fixers, run_fixers
-from ci_autofix.fixers.install import Tool, Toolbox, _pip_env
+from ci_autofix.fixers.install import Installer, Tool, _pip_env
 from ci_autofix.fixers.versions import Requirement
 from ci_autofix.sandbox import Sandbox
 
@@ -136,7 +136,7 @@ def test_without_pip_in_our_interpreter_the_environment_brings_its_own(tmp_path:
         subprocess.run([bare / "bin" / "python", "-m", "pip", "--version"], capture_output=True).returncode
         != 0
     )
-    toolbox = Toolbox(tmp_path / "tools", timeout=300, python=bare / "bin" / "python")
+    toolbox = Installer(tmp_path / "tools", timeout=300, python=bare / "bin" / "python")
     tool = toolbox.tool("ruff", Requirement(f"=={OLD_RUFF}"))
     assert tool == Tool(tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "ruff", OLD_RUFF, installed=True)
     assert (

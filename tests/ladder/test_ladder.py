@@ -19,7 +19,7 @@ from fakes.messages_fixtures import TEST_KEY, make_llm
 from sandbox_tools import sandbox_path
 
 from ci_autofix.errors import Halt, HaltReason
-from ci_autofix.ladder import LadderInput, Proposal, run_ladder
+from ci_autofix.ladder.run import LadderInput, Proposal, run_ladder
 from ci_autofix.ladder.workarea import workarea
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings

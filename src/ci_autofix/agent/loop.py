@@ -9,11 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ci_autofix.agent import prompts
 from ci_autofix.agent.caching import with_breakpoints
-from ci_autofix.agent.llm import LLM
 from ci_autofix.agent.model import AgentRequest, AgentResult
 from ci_autofix.agent.pricing import Price, Usage, cost_usd, price_for
 from ci_autofix.agent.tools import Toolbox
@@ -21,6 +20,9 @@ from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.model import Diagnosis, Failure
+
+if TYPE_CHECKING:
+    from ci_autofix.clients import Model
 
 MAX_CUT_OFFS = 3  # consecutive replies cut at max_tokens before we give up
 MIN_COMMAND_SECONDS = 5.0
@@ -56,7 +58,7 @@ class Spend:
 def run_agent(
     request: AgentRequest,
     *,
-    llm: LLM,
+    llm: Model,
     sandbox: Sandbox,
     secrets: Sequence[str] = (),
     clock: Callable[[], float] = time.monotonic,

@@ -23,7 +23,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import load_settings
 
 if TYPE_CHECKING:
-    from ci_autofix.ladder import Proposal
+    from ci_autofix.ladder.run import Proposal
 
 EPILOG = (
     "exit codes: 0 the fix is committed on the side branch; 2 a wrong argument or input (the message "

@@ -19,8 +19,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import UserError
-from ci_autofix.github import GitHub
 from ci_autofix.policy import Verdict
 from ci_autofix.settings import Settings
 
@@ -32,7 +32,7 @@ class CiOnFix:
     run_url: str | None = None
 
 
-def trigger_ci(gh: GitHub, settings: Settings, workflow_file: str, ref: str) -> CiOnFix:
+def trigger_ci(gh: GitHubAPI, settings: Settings, workflow_file: str, ref: str) -> CiOnFix:
     """Make the repository's CI run on `ref`, or say plainly why it will not."""
     if settings.ci_token is not None:
         return CiOnFix("CI runs on this branch: it was pushed with the `ci-token`.")
@@ -59,7 +59,7 @@ def may_start_unreviewed(verdict: Verdict) -> bool:
     return verdict.status == "clean"
 
 
-def held_back(gh: GitHub, settings: Settings, workflow_file: str, ref: str, verdict: Verdict) -> CiOnFix:
+def held_back(gh: GitHubAPI, settings: Settings, workflow_file: str, ref: str, verdict: Verdict) -> CiOnFix:
     """The note for a fix whose CI waits for a human: why it was not started, and how to start it."""
     codes = ", ".join(f"`{code}`" for code in verdict.codes)
     why = (
@@ -84,8 +84,8 @@ def held_back(gh: GitHub, settings: Settings, workflow_file: str, ref: str, verd
     return CiOnFix(f"{why} {how}")
 
 
-def dispatchable(gh: GitHub, workflow_file: str) -> bool:
-    """Whether the workflow can be dispatched: GitHub dispatches only workflows whose file on the
+def dispatchable(gh: GitHubAPI, workflow_file: str) -> bool:
+    """Whether the workflow can be dispatched: GitHubAPI dispatches only workflows whose file on the
     default branch has a `workflow_dispatch` trigger."""
     path = workflow_file if "/" in workflow_file else f".github/workflows/{workflow_file}"
     text = gh.default_branch_file(path)

@@ -20,7 +20,7 @@ from ci_autofix.triage.model import Diagnosis
 from ci_autofix.triage.workflow import script_of
 
 if TYPE_CHECKING:  # the ladder (fixers, agent, policy) is imported only when a fix is made
-    from ci_autofix.ladder import Proposal
+    from ci_autofix.ladder.run import Proposal
 
 MAX_BODY_CHARS = 60_000  # GitHub refuses bodies over 65,536 characters
 MAX_EXCERPT_CHARS = 20_000

@@ -39,7 +39,7 @@ class Unavailable:
     reason: str
 
 
-class Toolbox:
+class Installer:
     """Finds or installs tools; an installation is reused by later calls (same `tools_dir`)."""
 
     def __init__(self, tools_dir: Path, *, timeout: float, python: Path | None = None) -> None:

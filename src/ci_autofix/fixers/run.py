@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ci_autofix.fixers.install import Toolbox, Unavailable
+from ci_autofix.fixers.install import Installer, Unavailable
 from ci_autofix.fixers.plan import REPOSITORY, FixerSpec
 from ci_autofix.git import Git
 from ci_autofix.redact import redact
@@ -16,14 +16,16 @@ _DELETED = "deleted"
 _LINK = "link:"
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class FixerRun:
+    """What one fixer did: built once, when it ended (or was skipped)."""
+
     name: str
     version: str | None
-    argv: list[str]
-    exit_code: int | None
-    changed_files: list[str]  # repository-relative paths this fixer changed (and that were kept)
-    output_tail: str  # redacted
+    argv: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+    changed_files: list[str] = field(default_factory=list)  # repository-relative, changed and kept
+    output_tail: str = ""  # redacted
     skipped_reason: str | None = None  # set when the fixer did not run, or its changes were undone
     restored: list[str] = field(default_factory=list)  # out of scope or protected: changed, then put back
     pin_source: str | None = None  # where the version came from; None: the action's own tool
@@ -41,14 +43,16 @@ def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, time
             f"tools_dir {tools_dir} is inside the repository; installed tools would become part of the fix"
         )
     git = sandbox.git()  # ours: never the work tree's own .git
-    toolbox = Toolbox(tools_dir, timeout=timeout)
+    toolbox = Installer(tools_dir, timeout=timeout)
     runs = []
     for spec in plan:
         tool = toolbox.tool(spec.package, spec.requirement)
         if isinstance(tool, Unavailable):
             version = tool.version or (spec.requirement.exact if spec.requirement else None)
             runs.append(
-                FixerRun(spec.name, version, [], None, [], "", tool.reason, pin_source=spec.pin_source)
+                FixerRun(
+                    name=spec.name, version=version, skipped_reason=tool.reason, pin_source=spec.pin_source
+                )
             )
             continue
         argv = [str(tool.executable), *spec.fixer.command, *spec.args]

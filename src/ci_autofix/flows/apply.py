@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ci_autofix.clients import Clients
+from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver.ci import trigger_ci
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError, auth_env, remote_url
-from ci_autofix.github import GitHub, PullInfo
+from ci_autofix.github import PullInfo
 from ci_autofix.outcome import Outcome
 from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
@@ -42,7 +42,7 @@ _T = TypeVar("_T")
 class _Seen:
     """What the flow learned before it halted: where to comment, what to report."""
 
-    gh: GitHub | None = None
+    gh: GitHubAPI | None = None
     pull: PullInfo | None = None
     record: Suggestion | None = None
 
@@ -233,7 +233,7 @@ def _parents(git: Git, sha: str) -> list[str]:
     return [line.split(" ", 1)[1].strip() for line in header.splitlines() if line.startswith("parent ")]
 
 
-def _stale(gh: GitHub, pull: PullInfo, record: Suggestion, runner: Runner) -> None:
+def _stale(gh: GitHubAPI, pull: PullInfo, record: Suggestion, runner: Runner) -> None:
     branch = record.failing_branch
     message = (
         f"`{branch}` moved after this fix was proposed (it was at {record.head_sha[:12]}), so the "
@@ -249,7 +249,7 @@ def _stale(gh: GitHub, pull: PullInfo, record: Suggestion, runner: Runner) -> No
     raise Halt(HaltReason.BRANCH_MOVED, message)
 
 
-def _close(gh: GitHub, pull: PullInfo, record: Suggestion, ci_note: str, runner: Runner) -> str:
+def _close(gh: GitHubAPI, pull: PullInfo, record: Suggestion, ci_note: str, runner: Runner) -> str:
     """Tell the suggestion PR it was applied and close it, unless GitHub shows it merged already."""
     applied = f"Applied: `{record.failing_branch}` is now at {record.fix_sha}."
     notes = [applied, f"CI on `{record.failing_branch}`: {ci_note}"] if ci_note else [applied]
@@ -260,7 +260,7 @@ def _close(gh: GitHub, pull: PullInfo, record: Suggestion, ci_note: str, runner:
     return f"#{pull.number} was closed"
 
 
-def _comment(gh: GitHub, number: int, text: str, runner: Runner) -> None:
+def _comment(gh: GitHubAPI, number: int, text: str, runner: Runner) -> None:
     try:
         gh.comment(number, runner.redact(f"{COMMENT_HEADER}: {text}"))
     except UserError as exc:  # a refusal or a stale notice must not be hidden by a failed comment

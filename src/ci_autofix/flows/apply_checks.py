@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.github import GitHub, GitHubError, PullInfo, RunInfo, StatusInfo
+from ci_autofix.github import GitHubError, PullInfo, RunInfo, StatusInfo
 from ci_autofix.policy import check_diff
 from ci_autofix.policy.contents import BlobReader
 from ci_autofix.settings import Settings
@@ -107,7 +108,7 @@ def vouched(statuses: list[StatusInfo], record: Suggestion, settings: Settings) 
         )
 
 
-def failing_run(gh: GitHub, record: Suggestion) -> RunInfo:
+def failing_run(gh: GitHubAPI, record: Suggestion) -> RunInfo:
     """The failing run the record names, as the API reports it: it ran on the recorded failing
     branch and commit. Its workflow, not the record's, is the one CI is started with."""
     try:
@@ -158,7 +159,7 @@ def open_pull(pull: PullInfo) -> None:
         )
 
 
-def actors(gh: GitHub, settings: Settings) -> list[str]:
+def actors(gh: GitHubAPI, settings: Settings) -> list[str]:
     """Everyone who started this run (the dispatcher, and whoever re-ran it) may write."""
     logins = list(dict.fromkeys(a for a in (settings.actor, settings.triggering_actor) if a))
     if not logins:
@@ -185,7 +186,7 @@ def policy(record: Suggestion) -> None:
         )
 
 
-def ci_green(gh: GitHub, record: Suggestion, workflow: str) -> str:
+def ci_green(gh: GitHubAPI, record: Suggestion, workflow: str) -> str:
     """`require-ci-green`: the newest CI run of `workflow` (the failing run's) on the fix commit
     concluded success; its URL."""
     if record.ci_run_id is not None:

@@ -18,7 +18,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
-    from ci_autofix.ladder import Proposal
+    from ci_autofix.ladder.run import Proposal
     from ci_autofix.triage import Diagnosis
     from ci_autofix.triage.workflow import WorkflowCommands
 
@@ -82,7 +82,7 @@ def _ladder(
     commands: WorkflowCommands,
 ) -> Proposal:
     from ci_autofix.clients import build_clients
-    from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
 
     with workarea(repo, head) as area:

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ci_autofix.clients import Clients
+from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver import report
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
 from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError
-from ci_autofix.github import GitHub, JobInfo
+from ci_autofix.github import JobInfo
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
@@ -27,7 +27,7 @@ from ci_autofix.triage.model import Diagnosis, Failure
 from ci_autofix.triage.workflow import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
-    from ci_autofix.ladder import Proposal
+    from ci_autofix.ladder.run import Proposal
 
 
 @dataclass
@@ -78,7 +78,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     )
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
-    from ci_autofix.ladder import LadderInput, run_ladder
+    from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
 
     runner.stage("downloading the failed jobs' logs")
@@ -116,7 +116,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
 
 
 def _deliver(
-    gh: GitHub,
+    gh: GitHubAPI,
     git: Git,
     settings: Settings,
     runner: Runner,
@@ -126,7 +126,7 @@ def _deliver(
     fix_branch: str,
     attempt: int,
 ) -> Outcome:
-    from ci_autofix.deliver import deliver, reviewers_for
+    from ci_autofix.deliver.suggestion import deliver, reviewers_for
 
     run = event.run
     branch = run.head_branch or ""
@@ -171,7 +171,7 @@ def _deliver(
     return outcome
 
 
-def _triage(gh: GitHub, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
+def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
     run = event.run
     jobs = gh.failed_jobs(run.id, run.run_attempt)
     if not jobs:
@@ -223,7 +223,7 @@ def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -
     return found
 
 
-def _halt_infra(gh: GitHub, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:
+def _halt_infra(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:
     reason = diagnosis.infra_reason or diagnosis.category.value
     if settings.rerun_infra and event.run.run_attempt == 1:
         gh.rerun_failed_jobs(event.run.id)

@@ -12,7 +12,7 @@ from ci_autofix.ladder.testcount import TestCount
 from ci_autofix.markdown import code_span, fence, html_code
 from ci_autofix.redact import redact
 
-Outcome = Literal["verified", "unverified", "failed"]
+VerificationState = Literal["verified", "unverified", "failed"]
 Role = Literal["failing", "test", "lint"]
 TAIL_LINES = 40
 TAIL_CHARS = 4000
@@ -81,7 +81,7 @@ class OriginalTests:
 
 @dataclass(frozen=True)
 class Verification:
-    outcome: Outcome
+    outcome: VerificationState
     reason: str
     evidence: list[EvidencePair] = field(default_factory=list)
     setup: Evidence | None = None

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.ladder.environment import prepare, uses_ruff
-from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Outcome, Verification
+from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
 from ci_autofix.ladder.testcount import count_tests, dropped, pytest_report_env, read_report
 from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.markdown import code_span
@@ -290,7 +290,7 @@ def _ruff(run: Sandbox, files: list[str], timeout: float) -> list[EvidencePair]:
     return pairs
 
 
-def _judge(pairs: list[EvidencePair], timeout: float) -> tuple[Outcome, str]:
+def _judge(pairs: list[EvidencePair], timeout: float) -> tuple[VerificationState, str]:
     failed: list[str] = []
     unverified: list[str] = []
     for pair in pairs:

@@ -27,7 +27,7 @@ from ci_autofix.policy.checks import (
 )
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.diff import FileDiff, parse
-from ci_autofix.policy.model import Finding, Severity, Status, Verdict
+from ci_autofix.policy.model import Finding, Severity, Verdict, VerdictStatus
 from ci_autofix.policy.source import is_test_file
 from ci_autofix.policy.table import RULES, Rule, finding, rules_markdown
 
@@ -37,8 +37,8 @@ __all__ = [
     "Finding",
     "Rule",
     "Severity",
-    "Status",
     "Verdict",
+    "VerdictStatus",
     "check_diff",
     "rules_markdown",
     "test_paths",

@@ -23,7 +23,7 @@ from ci_autofix.policy.header import Header, c_unquote, read_header, split_secti
 from ci_autofix.policy.source import Language, View, is_test_path, language_of, scan
 
 LineKind = Literal["+", "-", " "]
-Status = Literal["added", "deleted", "modified", "renamed"]
+ChangeKind = Literal["added", "deleted", "modified", "renamed"]
 
 _RUST_TEST_CONTEXT = re.compile(r"#\[cfg\(test\)\]|#\[(?:\w+::)*test\b|\bmod\s+tests?\b")
 _KINDS: dict[str, LineKind] = {"+": "+", "-": "-", " ": " "}
@@ -72,7 +72,7 @@ class Hunk:
 class FileDiff:
     path: str  # the new path; the old one for a deleted file
     old_path: str | None  # the old path when renamed
-    status: Status
+    status: ChangeKind
     binary: bool
     old_mode: str | None
     new_mode: str | None
@@ -134,7 +134,7 @@ def _unidiff_header(patched: PatchedFile) -> Header:
 def _file(patched: PatchedFile | None, header: Header) -> FileDiff:
     source, target = header.old_path, header.new_path
     if header.added:
-        status: Status = "added"
+        status: ChangeKind = "added"
     elif header.deleted:
         status = "deleted"
     elif source is not None and target is not None and source != target:

@@ -10,7 +10,7 @@ from typing import Literal
 from ci_autofix.markdown import code_span
 
 Severity = Literal["block", "flag"]
-Status = Literal["clean", "flagged", "blocked"]
+VerdictStatus = Literal["clean", "flagged", "blocked"]
 
 _MARKDOWN_ROWS = 50
 
@@ -52,7 +52,7 @@ class Verdict:
         return any(f.severity == "flag" for f in self.findings)
 
     @property
-    def status(self) -> Status:
+    def status(self) -> VerdictStatus:
         if self.blocked:
             return "blocked"
         return "flagged" if self.flagged else "clean"

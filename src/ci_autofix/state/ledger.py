@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import Halt, HaltReason
-from ci_autofix.github import GitHub, PullInfo
+from ci_autofix.github import PullInfo
 from ci_autofix.state import marker
 from ci_autofix.state.refs import check_branch_name
 
@@ -26,7 +27,7 @@ class Existing:
     record: marker.Suggestion | None
 
 
-def find_existing(gh: GitHub, branch: str) -> Existing | None:
+def find_existing(gh: GitHubAPI, branch: str) -> Existing | None:
     """The suggestion already proposed on `branch` (a re-run of the same workflow run)."""
     pull = gh.find_pull(branch)
     if pull is None:
@@ -34,7 +35,7 @@ def find_existing(gh: GitHub, branch: str) -> Existing | None:
     return Existing(pull, marker.parse(pull.body))
 
 
-def next_attempt(gh: GitHub, *, prefix: str, failing_branch: str, head_sha: str, max_attempts: int) -> int:
+def next_attempt(gh: GitHubAPI, *, prefix: str, failing_branch: str, head_sha: str, max_attempts: int) -> int:
     """The attempt number for a new suggestion, or a halt when the budget is spent."""
     ours = f"{prefix}{failing_branch}/"
     counted = []

@@ -18,6 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ci_autofix.ladder.evidence import VerificationState
+from ci_autofix.policy.model import VerdictStatus
 from ci_autofix.state.refs import branch_problem, is_sha
 
 _MARKER = re.compile(r" {0,3}<!--\s*ci-autofix:suggestion\s+(\{.*\})\s*-->\s*")
@@ -37,8 +39,8 @@ class Suggestion(BaseModel):
     fix_sha: str
     fix_branch: str
     attempt: int = Field(1, ge=1)
-    verification: Literal["verified", "unverified", "failed", "skipped"] = "skipped"
-    policy: Literal["clean", "flagged", "blocked"] = "clean"
+    verification: VerificationState | Literal["skipped"] = "skipped"
+    policy: VerdictStatus = "clean"
     ci_run_id: int | None = None
     ci_run_url: str | None = None
 

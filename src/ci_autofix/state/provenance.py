@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ci_autofix.github import GitHub, StatusInfo
+from ci_autofix.clients import GitHubAPI
+from ci_autofix.github import StatusInfo
 from ci_autofix.state.marker import Suggestion
 
 CONTEXT = "ci-autofix/provenance"
@@ -35,7 +36,7 @@ def description(record: Suggestion) -> str:
     return f"fix of {record.head_sha} for run {record.run_id}"
 
 
-def vouch(gh: GitHub, record: Suggestion, target_url: str) -> None:
+def vouch(gh: GitHubAPI, record: Suggestion, target_url: str) -> None:
     """Mark `record.fix_sha` as made by ci-autofix, as the identity `gh`'s token acts as."""
     gh.create_status(
         record.fix_sha,

@@ -1,0 +1,138 @@
+"""Delivery: the fix commit on a side branch, a PR into the failing branch, reviewers, labels, CI.
+
+The side branch is created with a lease that says it must not exist yet, so two runs never
+write the same branch. If anything after the push fails, the side branch is deleted again:
+a failed delivery leaves nothing half-made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ci_autofix.clients import GitHubAPI
+from ci_autofix.deliver import report
+from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
+from ci_autofix.errors import UserError
+from ci_autofix.git import Git, remote_url
+from ci_autofix.github import PullInfo
+from ci_autofix.redact import Redacted, Redactor
+from ci_autofix.settings import Settings
+from ci_autofix.state import provenance
+from ci_autofix.state.marker import Suggestion
+from ci_autofix.triage.model import Diagnosis
+
+if TYPE_CHECKING:
+    from ci_autofix.ladder.run import Proposal
+
+UNVERIFIED_LABEL = "ci-autofix:unverified"
+CHANGES_TESTS_LABEL = "ci-autofix:changes-tests"  # passes only with its own changes to the tests
+
+
+@dataclass
+class Delivery:
+    pull: PullInfo
+    record: Suggestion
+    unrequested_reviewers: list[str] = field(default_factory=list)
+    ci_note: str = ""
+
+
+def deliver(
+    gh: GitHubAPI,
+    git: Git,
+    settings: Settings,
+    ctx: report.RunContext,
+    diagnosis: Diagnosis,
+    proposal: Proposal,
+    record: Suggestion,
+    reviewers: list[str],
+    workflow_file: str,
+) -> Delivery:
+    start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
+    token = _push_token(settings, start_ci=start_ci)
+    push = git.push(
+        remote_url(settings.server_url, settings.repository),
+        f"{proposal.fix_sha}:refs/heads/{record.fix_branch}",
+        token=token,
+        server_url=settings.server_url,
+        lease=(f"refs/heads/{record.fix_branch}", ""),
+    )
+    if not push.ok:
+        raise UserError(
+            f"The suggestion branch `{record.fix_branch}` already exists on the remote, but has no "
+            "suggestion pull request: another run may be delivering the same fix.",
+            "Use the example workflow's `concurrency:` group so runs for one branch queue up; "
+            "delete the stray branch and re-run this job.",
+        )
+    try:
+        provenance.vouch(gh, record, ctx.run_url)
+        ci = (
+            trigger_ci(gh, settings, workflow_file, record.fix_branch)
+            if start_ci
+            else held_back(gh, settings, workflow_file, record.fix_branch, proposal.verdict)
+        )
+        record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
+        unverified = proposal.verification is None or proposal.verification.outcome != "verified"
+        redacted = Redactor(settings.secrets())  # the whole title and body, in one place
+        title = redacted(report.pr_title(diagnosis, ctx.failing_branch, proposal.commands))
+
+        def body(number: int | None) -> Redacted:
+            return redacted(
+                report.pr_body(
+                    ctx,
+                    diagnosis,
+                    proposal,
+                    record,
+                    apply_workflow=settings.apply_workflow,
+                    number=number,
+                    ci_note=ci.note,
+                )
+            )
+
+        pull = gh.create_pull(
+            base=ctx.failing_branch, head=record.fix_branch, title=title, body=body(None), draft=unverified
+        )
+    except BaseException:
+        gh.delete_branch(record.fix_branch)
+        raise
+    gh.update_pull(pull.number, body=body(pull.number))
+    changes_tests = proposal.verification is not None and proposal.verification.changes_tests
+    labels = [
+        *settings.labels,
+        *([UNVERIFIED_LABEL] if unverified else []),
+        *([CHANGES_TESTS_LABEL] if changes_tests else []),
+    ]
+    if labels:
+        gh.add_labels(pull.number, labels)
+    unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []
+    return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci.note)
+
+
+def _push_token(settings: Settings, *, start_ci: bool) -> str:
+    """The `ci-token` when the push may start CI (a push with it does), else `GITHUB_TOKEN`."""
+    secret = (settings.ci_token if start_ci else None) or settings.github_token
+    if secret is None and settings.ci_token is not None:
+        raise UserError(
+            "The patch policy flagged this fix, so it must be pushed without starting CI, but the only "
+            "token given is the `ci-token`, and a push made with it starts CI.",
+            "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` to the action as well (the default).",
+        )
+    if secret is None:
+        raise UserError(
+            "No token to push the suggestion branch with.",
+            "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` to the action.",
+        )
+    return secret.get_secret_value()
+
+
+def reviewers_for(gh: GitHubAPI, settings: Settings, *, pr_numbers: list[int], head_sha: str) -> list[str]:
+    """The author of the failing change (PR author, else commit author) and the configured reviewers."""
+    people: list[str] = []
+    numbers = pr_numbers or [p.number for p in gh.pulls_for_commit(head_sha)]
+    for number in numbers[:1]:
+        if author := gh.get_pull(number).author:
+            people.append(author)
+    if not people and (login := gh.commit_author_login(head_sha)):
+        people.append(login)
+    people.extend(settings.reviewers)
+    return [p for p in dict.fromkeys(people) if p and not p.endswith("[bot]")]

@@ -1,0 +1,228 @@
+"""The fix ladder, shared by every flow: fixers, then the agent, then verification and policy.
+
+Flows differ only in where the log comes from and where the proposal goes; this is the one
+piece of code that turns a `Diagnosis` and a work area (a copy of the failing commit, see
+`workarea`) into a `Proposal` (a commit whose parent is the failing commit, with its evidence)
+or a typed halt. Every command runs as the work area's sandbox user: the fixers and the agent
+in the copy, reproduction and verification in clean checkouts (`verify.CleanRuns`); the fix's
+tree and commit are made with the work area's private git directory, never with a `.git`
+that code run for the repository could have written. The fix is a commit object there, that
+the caller delivers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
+from ci_autofix.clients import Model
+from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
+from ci_autofix.git import Git
+from ci_autofix.ladder.evidence import Verification
+from ci_autofix.ladder.verify import CleanRuns, guard_findings
+from ci_autofix.ladder.workarea import Workarea
+from ci_autofix.policy import Verdict, check_diff, test_paths
+from ci_autofix.policy.contents import git_blob_reader
+from ci_autofix.runner import Runner
+from ci_autofix.sandbox import Sandbox
+from ci_autofix.settings import Settings
+from ci_autofix.triage.model import Category, Diagnosis
+
+# Failures the deterministic fixers can settle on their own: when only these failed and a
+# fixer changed something, the agent is not needed.
+_FIXER_CATEGORIES = {Category.FORMAT, Category.LINT}
+
+
+@dataclass
+class Proposal:
+    fix_sha: str
+    head_sha: str
+    diff: str
+    changed_files: list[str]
+    fixers: list[FixerRun]
+    verification: Verification | None
+    verdict: Verdict
+    agent: AgentResult | None = None
+    notes: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)  # the failing commands re-run (trusted)
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.agent.cost_usd if self.agent else None
+
+
+@dataclass
+class LadderInput:
+    area: Workarea
+    head_sha: str
+    diagnosis: Diagnosis
+    settings: Settings
+    commit_message: str
+    tools_dir: Path
+    llm_factory: Callable[[], Model]
+    context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
+    task: str = ""  # our own words about the task, for flows other than a plain CI failure
+    # The failed steps' commands, from the workflow definition (`ci_autofix.triage.workflow`): the only
+    # failing commands run, allowed to the agent or shown to it as ours. Never the log's text.
+    commands: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
+    notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
+
+
+def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
+    settings = job.settings
+    sandbox = job.area.sandbox(protected=settings.protected_paths, timeout=settings.command_timeout)
+    git = job.area.git
+    commands = job.commands
+    notes: list[str] = list(job.notes)
+    partial = ""
+    # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
+    plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
+    clean = CleanRuns(
+        job.area,
+        commands,
+        setup_command=settings.setup_command,
+        test_command=settings.test_command,
+        timeout=settings.command_timeout,
+        protected=sandbox.protected,
+    )
+
+    runner.stage("reproducing the failure")
+    for note in job.notes:
+        runner.info(f"  {note}")
+    for evidence in clean.reproduce() if commands or settings.test_command else []:
+        runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
+
+    runner.stage("deterministic fixers")
+    fixer_runs = run_fixers(sandbox, plan, tools_dir=job.tools_dir, timeout=settings.command_timeout)
+    for run in fixer_runs:
+        runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
+
+    verification = _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
+    agent_result: AgentResult | None = None
+    if not _settled(job.diagnosis, fixer_runs, verification):
+        unavailable = agent_available(settings)
+        if unavailable is None:
+            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner)
+        elif _changed(git, sandbox, job.head_sha):
+            partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
+            notes.append(partial)
+        else:
+            raise Halt(
+                HaltReason.AGENT_DISABLED,
+                f"No deterministic fixer applies to this failure, and the agent is off: {unavailable}",
+            )
+
+    runner.stage("checking the patch")
+    tree = git.snapshot_tree(job.head_sha, sandbox.written)
+    if tree == git.tree_of(job.head_sha):
+        if agent_result is not None:
+            raise Halt(
+                HaltReason.AGENT_GAVE_UP,
+                f"The agent ended without a change it could stand behind: {agent_result.summary or 'no summary'}",
+                details={"agent": agent_result.to_json()},
+            )
+        raise Halt(HaltReason.NO_CHANGES, "The fixers produced no change to propose.")
+    if verification is not None and verification.tree != tree:
+        verification = _verify(sandbox, job, git, clean)  # what is proposed is what was verified
+    fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
+    diff = git.diff(job.head_sha, fix_sha)
+    verdict = check_diff(
+        diff,
+        protected=sandbox.protected,
+        max_changed_lines=settings.max_changed_lines,
+        max_files=settings.max_files,
+        read_blob=git_blob_reader(git),  # whole files, from our own git directory
+    ).with_findings(guard_findings(verification, root_cause=agent_result.root_cause if agent_result else ""))
+    if verdict.blocked:
+        codes = ", ".join(sorted({f.code for f in verdict.findings if f.severity == "block"}))
+        raise Halt(
+            HaltReason.POLICY,
+            f"The patch breaks the patch policy ({codes}); nothing was pushed.\n"
+            + "\n".join(f"- {f.code} ({f.where}): {f.message}" for f in verdict.blocking[:10]),
+            details={"policy": verdict.to_json()},
+        )
+    if verification is not None and verification.outcome == "failed" and not partial:
+        raise Halt(
+            HaltReason.UNVERIFIED_FIX,
+            f"The fix does not make the failing command pass: {verification.reason}",
+            details={"verification": verification.reason},
+        )
+    if settings.require_verified and (verification is None or verification.outcome != "verified"):
+        reason = verification.reason if verification else "no command of the failed step can be re-run here"
+        raise Halt(
+            HaltReason.UNVERIFIED_FIX,
+            f"The fix could not be verified here ({reason}) and `require-verified` is on.",
+        )
+    return Proposal(
+        fix_sha=fix_sha,
+        head_sha=job.head_sha,
+        diff=diff,
+        changed_files=git.changed_paths(job.head_sha, fix_sha),
+        fixers=fixer_runs,
+        verification=verification,
+        verdict=verdict,
+        agent=agent_result,
+        notes=notes,
+        commands=list(commands),
+    )
+
+
+def _agent_rungs(
+    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner
+) -> tuple[AgentResult, Verification | None]:
+    """The agent, and one more turn with the new output when its fix still fails."""
+    runner.stage("fix agent")
+    llm = job.llm_factory()
+    context = list(job.context)
+
+    def progress(turns: int, cost: float, tools: list[str]) -> None:
+        runner.info(f"  turn {turns}: {', '.join(tools) or 'answer'} (${cost:.4f} so far)")
+
+    result = run_agent(
+        _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
+    )
+    verification = _verify(sandbox, job, git, clean)
+    if verification is not None and verification.outcome == "failed":
+        runner.stage("fix agent: one more turn with the new output")
+        context.append(
+            UntrustedText(
+                "verification of your previous change (it did not make the failing command pass)",
+                verification.to_markdown(),
+            )
+        )
+        result = run_agent(
+            _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
+        )
+        verification = _verify(sandbox, job, git, clean)
+    return result, verification
+
+
+def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
+    return AgentRequest.from_settings(
+        job.settings, job.diagnosis, context=context, task=job.task, failing_commands=job.commands
+    )
+
+
+def _verify(sandbox: Sandbox, job: LadderInput, git: Git, clean: CleanRuns) -> Verification | None:
+    """Verify the work copy's current fix on a clean checkout of exactly its tree."""
+    if not job.commands and not job.settings.test_command:
+        return None
+    tree = git.snapshot_tree(job.head_sha, sandbox.written)
+    tests = test_paths(git.diff(job.head_sha, tree), read_blob=git_blob_reader(git))
+    return clean.verify(tree, test_paths=tests)
+
+
+def _changed(git: Git, sandbox: Sandbox, head_sha: str) -> bool:
+    return git.snapshot_tree(head_sha, sandbox.written) != git.tree_of(head_sha)
+
+
+def _settled(diagnosis: Diagnosis, fixer_runs: list[FixerRun], verification: Verification | None) -> bool:
+    """Whether the fixers alone have dealt with the failure."""
+    if verification is not None and verification.outcome != "unverified":
+        return verification.outcome == "verified"
+    changed = any(run.changed_files for run in fixer_runs)
+    return bool(changed and diagnosis.category in _FIXER_CATEGORIES)
