@@ -423,6 +423,9 @@ class GitHubEmulator(Routes):
     def comments(self, repo: str, number: int) -> list[str]:
         return [c.body for c in self.repos[repo].pulls[number].comments]
 
+    def commit_comments(self, repo: str, sha: str) -> list[str]:
+        return [c.body for c in self.repos[repo].commit_comments if c.commit_id == sha]
+
     def labels(self, repo: str, number: int) -> list[str]:
         return list(self.repos[repo].pulls[number].labels)
 

@@ -84,6 +84,7 @@ class Comment:
     id: int
     user: str
     body: str
+    commit_id: str = ""  # a commit comment's commit; "" for a comment on a pull request
 
 
 @dataclass
@@ -149,6 +150,7 @@ class Repo:
     teams: set[str] = field(default_factory=set)  # "org/slug"
     permissions: dict[str, str] = field(default_factory=dict)
     statuses: list[Status] = field(default_factory=list)  # in creation order
+    commit_comments: list[Comment] = field(default_factory=list)  # in creation order
     next_number: int = 1
 
     @property

@@ -43,10 +43,17 @@ def clip(text: str, limit: int) -> str:
 
 def what_failed(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
     """The failing command (`commands`: from the workflow, never the log's claim), else the tools."""
+    if commands and script_of(commands[0]).splitlines():
+        return code_span(failed_plain(diagnosis, commands))
+    return failed_plain(diagnosis, commands)
+
+
+def failed_plain(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
+    """What failed, as plain text: the failing command's first line (at most 80 characters), else the tools."""
     lines = script_of(commands[0]).splitlines() if commands else []
     if lines:
         first = lines[0]
-        return code_span(first if len(first) <= 80 else first[:80] + "…")
+        return first if len(first) <= 80 else first[:80] + "…"
     tools = sorted(diagnosis.tools - {"generic"})
     return ", ".join(tools) if tools else f"{diagnosis.category.value} failure"
 
@@ -174,6 +181,8 @@ def summary(outcome: Outcome, *, diagnosis: Diagnosis | None = None, proposal: P
         head = f"## ci-autofix: fix proposed in #{outcome.pull_request}\n\n{outcome.message}"
     elif outcome.status == "applied":
         head = f"## ci-autofix: fix applied\n\n{outcome.message}"
+    elif outcome.status == "success":
+        head = f"## ci-autofix: CI passes after {outcome.attempt} attempt(s)\n\n{outcome.message}"
     else:  # a halt's message may quote the model, a log or an API: shown as code
         head = halted(outcome.reason, outcome.message)
     parts = [head]
