@@ -16,8 +16,7 @@ from emulator.sample import git
 from format_scenario import REPO, Scenario, make_scenario
 
 from ci_autofix.deliver.suggestion import UNVERIFIED_LABEL
-from ci_autofix.state.marker import Suggestion
-from ci_autofix.state.marker import parse
+from ci_autofix.state.marker import Suggestion, parse
 
 
 @pytest.fixture
