@@ -62,8 +62,11 @@ def pr_title(diagnosis: Diagnosis, branch: str, commands: Sequence[str] = ()) ->
     return clip(f"ci-autofix: fix {what_failed(diagnosis, commands)} failing on {code_span(branch)}", 240)
 
 
+APPLY_PLACEHOLDER = "-f pull-request=<this PR's number>"  # until the PR's number is known
+
+
 def approve_command(ctx: RunContext, apply_workflow: str, number: int | None) -> str:
-    pr = str(number) if number else "<this PR's number>"
+    pr = str(number) if number else APPLY_PLACEHOLDER.removeprefix("-f pull-request=")
     return (
         f"gh workflow run {shlex.quote(apply_workflow)} --repo {shlex.quote(ctx.repository)} "
         f"-f pull-request={pr}"

@@ -71,8 +71,14 @@ def deliver(
             if start_ci
             else held_back(gh, settings, workflow_file, record.fix_branch, proposal.verdict)
         )
-        record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
-        unverified = proposal.verification is None or proposal.verification.outcome != "verified"
+        record = record.model_copy(
+            update={
+                "ci_run_id": ci.run_id,
+                "ci_run_url": ci.run_url,
+                "labels": labels_for(settings, proposal),
+            }
+        )
+        unverified = UNVERIFIED_LABEL in record.labels
         redacted = Redactor(settings.secrets())  # the whole title and body, in one place
         title = redacted(report.pr_title(diagnosis, ctx.failing_branch, proposal.commands))
 
@@ -95,17 +101,41 @@ def deliver(
     except BaseException:
         gh.delete_branch(record.fix_branch)
         raise
-    gh.update_pull(pull.number, body=body(pull.number))
+    return finish(gh, pull, record, reviewers, body(pull.number), ci.note)
+
+
+def finish(
+    gh: GitHubAPI,
+    pull: PullInfo,
+    record: Suggestion,
+    reviewers: list[str],
+    sealed: Redacted,
+    ci_note: str = "",
+) -> Delivery:
+    """What follows the PR's creation: its labels, the review requests, and last the body with the
+    apply instructions for this PR's number, which marks the delivery complete. A delivery that
+    failed on the way is finished by the next run for the same failed run (`unfinished`)."""
+    if missing := [label for label in record.labels if label not in pull.labels]:
+        gh.add_labels(pull.number, missing)
+    unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []
+    gh.update_pull(pull.number, body=sealed)
+    return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci_note)
+
+
+def unfinished(pull: PullInfo) -> bool:
+    """Whether the PR's body still lacks its apply instructions (the last step of a delivery)."""
+    return report.APPLY_PLACEHOLDER in pull.body
+
+
+def labels_for(settings: Settings, proposal: Proposal) -> list[str]:
+    """The labels a suggestion carries: the configured ones, and what the evidence says of the fix."""
+    unverified = proposal.verification is None or proposal.verification.outcome != "verified"
     changes_tests = proposal.verification is not None and proposal.verification.changes_tests
-    labels = [
+    return [
         *settings.labels,
         *([UNVERIFIED_LABEL] if unverified else []),
         *([CHANGES_TESTS_LABEL] if changes_tests else []),
     ]
-    if labels:
-        gh.add_labels(pull.number, labels)
-    unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []
-    return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci.note)
 
 
 def _push_token(settings: Settings, *, start_ci: bool) -> str:

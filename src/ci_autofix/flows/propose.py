@@ -24,7 +24,7 @@ from ci_autofix.outcome import Outcome
 from ci_autofix.redact import Redactor
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
-from ci_autofix.state.ledger import Lineage, find_existing, lineage, side_branch
+from ci_autofix.state.ledger import Existing, Lineage, find_existing, lineage, side_branch
 from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
 from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.locate import locate_failures
@@ -71,18 +71,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
 
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
     if existing := find_existing(gh, fix_branch):
-        record = existing.record
-        return Outcome(
-            "proposed",
-            reason="already-proposed",
-            message=f"This run was already handled: {existing.pull.html_url}. Nothing changed.",
-            fix_branch=fix_branch,
-            fix_sha=record.fix_sha if record else "",
-            pull_request=existing.pull.number,
-            pull_request_url=existing.pull.html_url,
-            attempt=record.attempt if record else None,
-            run_url=run.html_url,
-        )
+        return _again(gh, settings, runner, event, existing, fix_branch)
     line = seen.lineage = _lineage(gh, settings, event)
     failing = stuck.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
     if line.fresh and stuck.unstick(gh, failing.pull):
@@ -131,6 +120,50 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     _supersede(gh, settings, runner, line, newer=pull)
     runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
     return outcome
+
+
+def _again(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    existing: Existing,
+    fix_branch: str,
+) -> Outcome:
+    """A run already handled: finish what its delivery left undone (labels, review requests, the
+    apply instructions), else change nothing."""
+    from ci_autofix.deliver.suggestion import finish, reviewers_for, unfinished
+
+    run, pull, record = event.run, existing.pull, existing.record
+    reason, message = "already-proposed", f"This run was already handled: {pull.html_url}. Nothing changed."
+    if (
+        record is not None
+        and pull.state == "open"
+        and pull.author == settings.trusted_author
+        and unfinished(pull)
+    ):
+        runner.stage(f"finishing the delivery of #{pull.number}, which stopped half-way")
+        reviewers = reviewers_for(
+            gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
+        )
+        sealed = pull.body.replace(report.APPLY_PLACEHOLDER, f"-f pull-request={pull.number}")
+        finish(gh, pull, record, reviewers, Redactor(settings.secrets())(sealed))
+        reason = "repaired"
+        message = (
+            f"The earlier delivery of this run stopped half-way; {pull.html_url} now has its labels, "
+            "review requests and apply instructions."
+        )
+    return Outcome(
+        "proposed",
+        reason=reason,
+        message=message,
+        fix_branch=fix_branch,
+        fix_sha=record.fix_sha if record else "",
+        pull_request=pull.number,
+        pull_request_url=pull.html_url,
+        attempt=record.attempt if record else None,
+        run_url=run.html_url,
+    )
 
 
 def _lineage(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Lineage:

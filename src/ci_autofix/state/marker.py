@@ -47,6 +47,9 @@ class Suggestion(BaseModel):
     ci_run_url: str | None = None
     failed: str = Field("", max_length=MAX_FAILED_CHARS)  # what failed, for the stuck report: shown as code
     files: list[str] = Field(default_factory=list, max_length=MAX_FILES)  # what the fix changed, likewise
+    labels: list[str] = Field(
+        default_factory=list, max_length=MAX_FILES
+    )  # the labels delivery puts on the PR
 
     @field_validator("head_sha", "fix_sha")
     @classmethod
