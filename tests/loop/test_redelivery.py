@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
+from emulator.sample import git
 from format_scenario import REPO, Scenario, make_scenario
 
 from ci_autofix.deliver.report import APPLY_PLACEHOLDER
@@ -44,3 +45,31 @@ def test_a_delivery_whose_labelling_failed_is_finished_by_the_rerun(scenario: Sc
     third = scenario.propose(reviewers="bob")
     assert (third.outputs["status"], third.outputs["reason"]) == ("proposed", "already-proposed")
     assert len([r for r in emu.api_requests() if r.method != "GET"]) == writes
+
+
+def test_a_side_branch_left_without_a_pr_is_adopted(scenario: Scenario) -> None:
+    emu = scenario.emu
+    emu.fail("POST", r"/pulls$", 422, {"message": "Validation Failed"}, times=None)
+    emu.fail("DELETE", r"/git/refs/", 403, {"message": "Resource not accessible by integration"}, times=None)
+    first = scenario.propose()
+    assert first.outputs["status"] == "error", first.log
+    branch = f"ci-autofix/feature/{scenario.run.id}"
+    left = emu.branch_sha(REPO, branch)
+    assert left is not None and emu.pulls(REPO) == []
+
+    emu.clear_faults()
+    second = scenario.propose()
+    assert second.outputs["status"] == "proposed", second.log
+    assert "this run's earlier fix" in second.log
+    (pull,) = emu.pulls(REPO)
+    assert emu.branch_sha(REPO, branch) == second.outputs["fix-sha"] == pull.head_sha
+
+
+def test_a_side_branch_someone_else_pushed_is_replaced_and_named(scenario: Scenario) -> None:
+    emu = scenario.emu
+    branch = f"ci-autofix/feature/{scenario.run.id}"
+    git(scenario.source, "push", "-q", str(emu.bare_path(REPO)), f"{scenario.head_sha}:refs/heads/{branch}")
+    result = scenario.propose()
+    assert result.outputs["status"] == "proposed", result.log
+    assert f"at {scenario.head_sha[:12]} (a commit ci-autofix did not make for this run)" in result.log
+    assert emu.branch_sha(REPO, branch) == result.outputs["fix-sha"]

@@ -29,12 +29,21 @@ UNVERIFIED_LABEL = "ci-autofix:unverified"
 CHANGES_TESTS_LABEL = "ci-autofix:changes-tests"  # passes only with its own changes to the tests
 
 
+@dataclass(frozen=True)
+class LeftBehind:
+    """The side branch as an earlier delivery of the same run left it: pushed, but no PR."""
+
+    sha: str
+    ours: bool  # its head is the fix ci-autofix made for this run (its provenance status says so)
+
+
 @dataclass
 class Delivery:
     pull: PullInfo
     record: Suggestion
     unrequested_reviewers: list[str] = field(default_factory=list)
     ci_note: str = ""
+    replaced: LeftBehind | None = None
 
 
 def deliver(
@@ -50,12 +59,13 @@ def deliver(
 ) -> Delivery:
     start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
     token = _push_token(settings, start_ci=start_ci)
+    left = _left_behind(gh, settings, record)
     push = git.push(
         remote_url(settings.server_url, settings.repository),
         f"{proposal.fix_sha}:refs/heads/{record.fix_branch}",
         token=token,
         server_url=settings.server_url,
-        lease=(f"refs/heads/{record.fix_branch}", ""),
+        lease=(f"refs/heads/{record.fix_branch}", left.sha if left else ""),
     )
     if not push.ok:
         raise UserError(
@@ -101,7 +111,10 @@ def deliver(
     except BaseException:
         gh.delete_branch(record.fix_branch)
         raise
-    return finish(gh, pull, record, reviewers, body(pull.number), ci.note)
+    delivery = finish(gh, pull, record, reviewers, body(pull.number), ci.note)
+    if left is not None:
+        delivery.replaced = left
+    return delivery
 
 
 def finish(
@@ -136,6 +149,18 @@ def labels_for(settings: Settings, proposal: Proposal) -> list[str]:
         *([UNVERIFIED_LABEL] if unverified else []),
         *([CHANGES_TESTS_LABEL] if changes_tests else []),
     ]
+
+
+def _left_behind(gh: GitHubAPI, settings: Settings, record: Suggestion) -> LeftBehind | None:
+    """The side branch of this run, when it exists without a PR (the caller found none): a delivery
+    that could neither open the PR nor delete the branch. Its head is adopted when it is our fix for
+    this run, replaced otherwise; either way the push is leased on it, so nothing newer is lost."""
+    sha = gh.branch_sha(record.fix_branch)
+    if sha is None:
+        return None
+    vouched = provenance.vouched_by(gh.statuses(sha), settings.trusted_author)
+    ours = vouched is not None and (vouched.head_sha, vouched.run_id) == (record.head_sha, record.run_id)
+    return LeftBehind(sha, ours)
 
 
 def _push_token(settings: Settings, *, start_ci: bool) -> str:

@@ -328,6 +328,12 @@ def _deliver(
     delivery = deliver(gh, git, settings, ctx, diagnosis, proposal, record, reviewers, run.workflow_file)
     for login in delivery.unrequested_reviewers:
         runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
+    if (left := delivery.replaced) is not None:
+        whose = "this run's earlier fix" if left.ours else "a commit ci-autofix did not make for this run"
+        runner.warning(
+            f"The side branch `{fix_branch}` was left without a PR at {left.sha[:12]} ({whose}); "
+            "it now holds this fix."
+        )
     outcome = Outcome(
         "proposed",
         message=f"Suggestion {delivery.pull.html_url} is waiting for review.",
