@@ -68,6 +68,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     fix_branch = side_branch(settings.branch_prefix, branch, run.id)
     git = _checkout(settings.workspace, run.head_sha)
     gh = seen.gh = clients.github()
+    _still_at_head(gh, event)  # a run for an older commit must not act on what is newer
 
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
     if existing := find_existing(gh, fix_branch):
@@ -166,6 +167,20 @@ def _again(
     )
 
 
+def _still_at_head(gh: GitHubAPI, event: WorkflowRunEvent) -> None:
+    """Halt when the failing branch no longer points at the run's commit: the newer commit's own
+    CI run decides what happens next (a re-run of an old run would otherwise supersede newer work)."""
+    run = event.run
+    live = gh.branch_sha(run.head_branch or "")
+    if live != run.head_sha:
+        where = f"moved on to {live[:12]}" if live else "no longer exists"
+        raise Halt(
+            HaltReason.BRANCH_MOVED,
+            f"`{run.head_branch}` {where} since run {run.id} ran on {run.head_sha[:12]}: nothing is done for "
+            "this run. The newer commit's CI run is the one that counts.",
+        )
+
+
 def _lineage(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Lineage:
     return lineage(
         gh,
@@ -214,6 +229,7 @@ def _succeeded(
 ) -> Outcome:
     """A green run: when the branch's head is a fix ci-autofix made, the loop ended well."""
     run = event.run
+    _still_at_head(gh, event)
     seen.gh = gh
     line = seen.lineage = _lineage(gh, settings, event)
     failing = stuck.where(gh, run.head_branch or "", run.head_sha, [p.number for p in run.pull_requests])
