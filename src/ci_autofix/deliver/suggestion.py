@@ -1,8 +1,11 @@
-"""Delivery: the fix commit on a side branch, a PR into the failing branch, reviewers, labels, CI.
+"""Delivery: the fix commit on a side branch, a PR into the failing branch, labels, reviewers, CI.
 
-The side branch is created with a lease that says it must not exist yet, so two runs never
-write the same branch. If anything after the push fails, the side branch is deleted again:
-a failed delivery leaves nothing half-made.
+The side branch is pushed with a lease: it must not exist yet, or still be where an earlier
+delivery of the same run left it without a PR (`_left_behind`: adopted when that head is our
+fix for this run, replaced and named otherwise), so two runs never overwrite each other's work.
+If opening the PR fails, the side branch is deleted again. Once the PR exists, the rest (labels,
+review requests, then the apply instructions, which seal the delivery) is done in `finish`; a
+failure on the way leaves an unsealed PR that the next run for the same failed run finishes.
 """
 
 from __future__ import annotations
