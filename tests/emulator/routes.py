@@ -922,15 +922,15 @@ class Routes:
         for pull in r.pulls.values():
             for comment in pull.comments:
                 if comment.id == int(comment_id):
-                    if comment.user != login and self.permission_of(r, login) not in (
-                        "admin",
-                        "maintain",
-                        "write",
-                    ):
-                        raise ApiError(403, "Resource not accessible by integration", _DOCS_EDIT_COMMENT)
-                    comment.body = str((body or {}).get("body") or "")
+                    self._edit(r, comment, body, login)
                     return 200, self._comment_json(r, pull.number, comment), []
         raise _not_found()
+
+    def _edit(self: GitHubEmulator, r: Repo, comment: Comment, body: Any, login: str) -> None:
+        """An edit by the comment's author, or by someone who may write to the repository."""
+        if comment.user != login and self.permission_of(r, login) not in ("admin", "maintain", "write"):
+            raise ApiError(403, "Resource not accessible by integration", _DOCS_EDIT_COMMENT)
+        comment.body = str((body or {}).get("body") or "")
 
     def _comment_json(self: GitHubEmulator, r: Repo, number: int, comment: Comment) -> dict[str, Any]:
         return self.shapes.comment(
@@ -990,13 +990,7 @@ class Routes:
     ) -> Result:
         for comment in r.commit_comments:
             if comment.id == int(comment_id):
-                if comment.user != login and self.permission_of(r, login) not in (
-                    "admin",
-                    "maintain",
-                    "write",
-                ):
-                    raise ApiError(403, "Resource not accessible by integration", _DOCS_EDIT_COMMENT)
-                comment.body = str((body or {}).get("body") or "")
+                self._edit(r, comment, body, login)
                 return 200, self._commit_comment_json(r, comment), []
         raise _not_found()
 
