@@ -1,8 +1,9 @@
 """Delivery: the fix commit on a side branch, a PR into the failing branch, reviewers, labels, CI.
 
 The side branch is created with a lease that says it must not exist yet, so two runs never
-write the same branch. If anything after the push fails, the side branch is deleted again:
-a failed delivery leaves nothing half-made.
+write the same branch. If the push fails (refused, or its answer lost after git wrote the
+branch) or anything after it fails, the side branch is deleted again: a failed delivery
+leaves nothing half-made.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver import report
 from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
-from ci_autofix.git import Git, remote_url
+from ci_autofix.git import Git, PushResult, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.settings import Settings
@@ -57,13 +58,15 @@ def deliver(
         server_url=settings.server_url,
         lease=(f"refs/heads/{record.fix_branch}", ""),
     )
-    if not push.ok:
+    if push.stale:
         raise UserError(
             f"The suggestion branch `{record.fix_branch}` already exists on the remote, but has no "
             "suggestion pull request: another run may be delivering the same fix.",
             "Use the example workflow's `concurrency:` group so runs for one branch queue up; "
             "delete the stray branch and re-run this job.",
         )
+    if not push.ok:
+        raise _push_failed(gh, push, record)
     try:
         provenance.vouch(gh, record, ctx.run_url)
         ci = (
@@ -106,6 +109,24 @@ def deliver(
         gh.add_labels(pull.number, labels)
     unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []
     return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci.note)
+
+
+def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion) -> UserError:
+    """The error for a failed push of the side branch, once the branch is gone: git may have
+    written it before the answer was lost, and then it is at our fix commit (the lease said it
+    did not exist before), so it is ours to delete."""
+    branch = record.fix_branch
+    try:
+        if gh.branch_sha(branch) == record.fix_sha:
+            gh.delete_branch(branch)
+            note = f"The branch `{branch}` was created even so and has been deleted."
+        else:
+            note = ""
+    except UserError as exc:
+        note = f"Whether `{branch}` was created could not be checked ({exc.cause}): delete it if it exists."
+    return push_error(
+        push, doing=f"push the suggestion branch `{branch}`", again="re-run this job", note=note
+    )
 
 
 def _push_token(settings: Settings, *, start_ci: bool) -> str:
