@@ -29,6 +29,7 @@ FAST = ClientSettings(
     max_rate_limit_wait=2,
     seconds_between_requests=0,
     seconds_between_writes=0,
+    log_backoff=0,
 )
 
 
