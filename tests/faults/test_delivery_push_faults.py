@@ -85,3 +85,20 @@ def test_a_side_branch_someone_else_made_is_refused_by_the_lease_and_kept(
     assert "already exists on the remote" in error.cause
     assert side_branches(scenario) == {f"refs/heads/{branch}": scenario.head_sha}
     assert scenario.emu.api_requests("DELETE") == []
+
+
+def test_through_the_entrypoint_a_refused_push_is_an_error_with_its_remedy_not_a_bug(
+    scenario: Scenario,
+) -> None:
+    scenario.emu.add_ruleset(REPO, r"^refs/heads/ci-autofix/")
+    result = scenario.propose()
+    assert result.exit_code == 1
+    assert (result.outputs["status"], result.outputs["reason"]) == ("error", "error"), result.log
+    assert "Traceback" not in result.log
+    # the failure's own annotation (`would be reformatted`), then ours
+    [error] = [e for e in result.annotations("error") if "git could not push" in e.message]
+    assert "a repository ruleset refused it (GH013)" in error.message
+    assert "What to do: Add the token's identity to the ruleset's bypass list" in error.message
+    assert "Changes must be made through a pull request." in result.summary
+    assert side_branches(scenario) == {}
+    assert scenario.emu.pulls(REPO) == []

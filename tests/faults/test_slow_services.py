@@ -41,6 +41,16 @@ def test_a_slow_api_ends_in_an_error_that_says_github_did_not_answer(
     assert writes(scenario.emu) == []
 
 
+def test_one_slow_api_answer_is_retried_by_the_client(scenario: Scenario, tmp_path: Path) -> None:
+    """`ClientSettings.retries` covers a read timeout of a GET: the second try is answered."""
+    scenario.emu.delay("GET", JOBS, 3)
+    proposed = propose_in_process(
+        scenario.emu, tmp_path, scenario.run, scenario.workspace, client=replace(SHORT, retries=1)
+    )
+    assert proposed.outcome.status == "proposed", proposed.outcome.message
+    assert len(scenario.emu.api_requests("GET", JOBS)) == 2
+
+
 def test_a_log_host_that_recovers_within_the_retries_changes_nothing(
     scenario: Scenario, tmp_path: Path
 ) -> None:

@@ -116,14 +116,18 @@ def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion) -> UserErr
     written it before the answer was lost, and then it is at our fix commit (the lease said it
     did not exist before), so it is ours to delete."""
     branch = record.fix_branch
+    note = ""
     try:
-        if gh.branch_sha(branch) == record.fix_sha:
+        created = gh.branch_sha(branch) == record.fix_sha
+    except UserError as exc:
+        created = False
+        note = f"Whether `{branch}` was created even so could not be checked ({exc.cause}): delete it if it exists."
+    if created:
+        try:
             gh.delete_branch(branch)
             note = f"The branch `{branch}` was created even so and has been deleted."
-        else:
-            note = ""
-    except UserError as exc:
-        note = f"Whether `{branch}` was created could not be checked ({exc.cause}): delete it if it exists."
+        except UserError as exc:
+            note = f"The branch `{branch}` was created even so and could not be deleted ({exc.cause}): delete it."
     return push_error(
         push, doing=f"push the suggestion branch `{branch}`", again="re-run this job", note=note
     )
