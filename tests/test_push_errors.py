@@ -89,6 +89,18 @@ def test_a_ruleset_and_its_text_redacted(github_emulator: GitHubEmulator, ours: 
     assert "bypass list" in remedy
 
 
+def test_push_protection_is_not_a_ruleset_to_bypass(
+    github_emulator: GitHubEmulator, ours: tuple[Git, str]
+) -> None:
+    """GitHub's secret scanning answers with GH013 too; the remedy is not to add a bypass."""
+    github_emulator.add_ruleset(
+        REPO, r"^refs/heads/side$", rule="GITHUB PUSH PROTECTION: Push cannot contain secrets"
+    )
+    cause, remedy = failed(push(github_emulator, *ours))
+    assert "push protection found what looks like a secret" in cause
+    assert "do not bypass" in remedy and "bypass list" not in remedy
+
+
 def test_a_workflow_change_with_the_github_token(
     github_emulator: GitHubEmulator, ours: tuple[Git, str]
 ) -> None:

@@ -302,13 +302,21 @@ def push_error(push: PushResult, *, doing: str, again: str, note: str = "") -> U
             "Branches; `github-actions[bot]` for the GITHUB_TOKEN, the `ci-token`'s owner when it "
             f"is given), or merge the fix by hand; then {again}."
         )
+    elif "push protection" in lowered or "cannot contain secrets" in lowered:
+        why = "GitHub's push protection found what looks like a secret in the commit"
+        remedy = (
+            "Read the commit's diff for the secret GitHub names: a fix must not carry one, so do not "
+            f"bypass the protection; if it is a false positive, mark it so on GitHub, then {again}."
+        )
     elif "gh013" in lowered or "rule violations" in lowered:
         why = "a repository ruleset refused it (GH013)"
         remedy = (
             "Add the token's identity to the ruleset's bypass list (Settings → Rules → Rulesets), or "
             f"change the rule the message names; then {again}."
         )
-    elif "without `workflows` permission" in lowered or "without 'workflows' permission" in lowered:
+    elif (
+        "to create or update workflow" in lowered
+    ):  # an App's `workflows` permission, an OAuth `workflow` scope
         why = "the change touches a workflow file, which the token may not change"
         remedy = (
             "Pass a `ci-token` that may change workflows (a PAT with the `workflow` scope, or an App "
