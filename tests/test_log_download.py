@@ -62,8 +62,9 @@ def test_a_log_host_that_keeps_failing_says_so_and_to_re_run(
     github_emulator.fail_blob(502, times=None)
     with pytest.raises(UserError) as raised:
         gh.job_log(job_id)
-    assert f"GitHub's log storage did not answer for the log of job {job_id}: it answered 502 (3 tries)" in (
-        raised.value.cause
+    assert (
+        f"GitHub's log storage did not answer for the log of job {job_id}: its last answer was HTTP 502 (3 tries)"
+        in (raised.value.cause)
     )
     assert "Re-run this job" in raised.value.remedy
     assert blob_statuses(github_emulator) == [502, 502, 502]

@@ -314,9 +314,8 @@ def push_error(push: PushResult, *, doing: str, again: str, note: str = "") -> U
             "Add the token's identity to the ruleset's bypass list (Settings → Rules → Rulesets), or "
             f"change the rule the message names; then {again}."
         )
-    elif (
-        "to create or update workflow" in lowered
-    ):  # an App's `workflows` permission, an OAuth `workflow` scope
+    elif "to create or update workflow" in lowered:
+        # GitHub's words for an App without `workflows` and for an OAuth token without `workflow`
         why = "the change touches a workflow file, which the token may not change"
         remedy = (
             "Pass a `ci-token` that may change workflows (a PAT with the `workflow` scope, or an App "

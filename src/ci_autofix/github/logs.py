@@ -56,7 +56,8 @@ def download(
     if not location:
         raise Halt(HaltReason.LOGS_UNAVAILABLE, f"GitHub gave no log location for job {job_id}.")
     last = ""
-    for attempt in range(retries + 1):
+    tries = max(0, retries) + 1
+    for attempt in range(tries):
         if attempt:
             sleep(backoff * 2 ** (attempt - 1))
         try:
@@ -74,7 +75,7 @@ def download(
                 "Check the runner's network access to GitHub's log storage and re-run the job.",
             ) from None
         if response.status_code in _RETRYABLE_STATUS:
-            last = f"it answered {response.status_code}"
+            last = f"its last answer was HTTP {response.status_code}"
             continue
         if response.status_code in (404, 410):
             raise Halt(
@@ -88,7 +89,6 @@ def download(
                 "may be having problems (see githubstatus.com).",
             )
         return response.content
-    tries = retries + 1
     raise UserError(
         f"GitHub's log storage did not answer for the log of job {job_id}: {last} "
         f"({tries} {'try' if tries == 1 else 'tries'}).",
