@@ -3,9 +3,10 @@
 The side branch is pushed with a lease: it must not exist yet, or still be where an earlier
 delivery of the same run left it without a PR (`_left_behind`: adopted when that head is our
 fix for this run, replaced and named otherwise), so two runs never overwrite each other's work.
-If opening the PR fails, the side branch is deleted again. Once the PR exists, the rest (labels,
-review requests, then the apply instructions, which seal the delivery) is done in `finish`; a
-failure on the way leaves an unsealed PR that the next run for the same failed run finishes.
+If the push fails (refused, or its answer lost after git wrote the branch) or opening the PR
+fails, the side branch is deleted again. Once the PR exists, the rest (labels, review requests,
+then the apply instructions, which seal the delivery) is done in `finish`; a failure on the way
+leaves an unsealed PR that the next run for the same failed run finishes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver import report
 from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
-from ci_autofix.git import Git, remote_url
+from ci_autofix.git import Git, PushResult, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.settings import Settings
@@ -70,13 +71,15 @@ def deliver(
         server_url=settings.server_url,
         lease=(f"refs/heads/{record.fix_branch}", left.sha if left else ""),
     )
-    if not push.ok:
+    if push.stale:
         raise UserError(
             f"The suggestion branch `{record.fix_branch}` already exists on the remote, but has no "
             "suggestion pull request: another run may be delivering the same fix.",
             "Use the example workflow's `concurrency:` group so runs for one branch queue up; "
             "delete the stray branch and re-run this job.",
         )
+    if not push.ok:
+        raise _push_failed(gh, push, record)
     try:
         provenance.vouch(gh, record, ctx.run_url)
         ci = (
@@ -164,6 +167,28 @@ def _left_behind(gh: GitHubAPI, settings: Settings, record: Suggestion) -> LeftB
     vouched = provenance.vouched_by(gh.statuses(sha), settings.trusted_author)
     ours = vouched is not None and (vouched.head_sha, vouched.run_id) == (record.head_sha, record.run_id)
     return LeftBehind(sha, ours)
+
+
+def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion) -> UserError:
+    """The error for a failed push of the side branch, once the branch is gone: git may have
+    written it before the answer was lost, and then it is at our fix commit (the lease said it
+    did not exist before), so it is ours to delete."""
+    branch = record.fix_branch
+    note = ""
+    try:
+        created = gh.branch_sha(branch) == record.fix_sha
+    except UserError as exc:
+        created = False
+        note = f"Whether `{branch}` was created even so could not be checked ({exc.cause}): delete it if it exists."
+    if created:
+        try:
+            gh.delete_branch(branch)
+            note = f"The branch `{branch}` was created even so and has been deleted."
+        except UserError as exc:
+            note = f"The branch `{branch}` was created even so and could not be deleted ({exc.cause}): delete it."
+    return push_error(
+        push, doing=f"push the suggestion branch `{branch}`", again="re-run this job", note=note
+    )
 
 
 def _push_token(settings: Settings, *, start_ci: bool) -> str:

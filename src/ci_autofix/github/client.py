@@ -56,6 +56,10 @@ class ClientSettings:
     # requests a minute), so a short pause between writes is enough.
     seconds_between_requests: float = 0.0
     seconds_between_writes: float = 0.2
+    # The signed log download (another host, not PyGithub's retry): tried again on connection
+    # errors, timeouts and 5xx, after `log_backoff` seconds, doubled each time.
+    log_retries: int = 3
+    log_backoff: float = 1.0
 
 
 class _BoundedRetry(GithubRetry):
@@ -161,7 +165,8 @@ class GitHub:
             if halt := logs.refused(job_id, exc.status):
                 raise halt from None
             raise
-        return logs.download(job_id, headers, self.settings.timeout)
+        s = self.settings
+        return logs.download(job_id, headers, timeout=s.timeout, retries=s.log_retries, backoff=s.log_backoff)
 
     def annotations(self, job_id: int) -> list[AnnotationInfo]:
         """Check-run annotations of a job (a job's id is its check run's id)."""
