@@ -7,6 +7,7 @@ error the user must act on: it names the cause and the remedy, and the job fails
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -26,6 +27,7 @@ class HaltReason(StrEnum):
     REFUSAL = "refusal"
     CONTEXT_EXCEEDED = "context-exceeded"
     MODEL_UNAVAILABLE = "model-unavailable"
+    TOOL_ERROR_LOOP = "tool-error-loop"
     UNVERIFIED_FIX = "unverified-fix"
     POLICY = "policy"
     ATTEMPTS_EXHAUSTED = "attempts-exhausted"
@@ -34,14 +36,31 @@ class HaltReason(StrEnum):
     ALREADY_APPLIED = "already-applied"
 
 
-class Halt(Exception):
-    """A run that ends without a fix, for a reason the user can read."""
+@dataclass(frozen=True)
+class AgentSpend:
+    """What the agent spent on an attempt before it halted: the cost every outcome reports."""
 
-    def __init__(self, reason: HaltReason, message: str, *, details: dict[str, object] | None = None) -> None:
+    cost_usd: float
+    turns: int
+
+
+class Halt(Exception):
+    """A run that ends without a fix, for a reason the user can read. `spent` is set on every halt
+    that comes after the agent ran (the agent's own halts and those of the checks after it)."""
+
+    def __init__(
+        self,
+        reason: HaltReason,
+        message: str,
+        *,
+        details: dict[str, object] | None = None,
+        spent: AgentSpend | None = None,
+    ) -> None:
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message
         self.details = details or {}
+        self.spent = spent
 
 
 class UserError(Exception):

@@ -1,11 +1,15 @@
 """The agent loop: build the request, call the model, run the tools it asked for, repeat.
 
 Exits are typed: `finish` (or an `end_turn`) returns an `AgentResult`; a budget, a refusal,
-an exhausted context window or an unreachable model raise `Halt` with what was spent.
+an exhausted context window, an unreachable model or the same failing tool call made
+`MAX_REPEATED_ERRORS` times in a row raise `Halt` with what was spent (`Halt.spent`).
+One `Budget` covers one attempt: a second run of the same attempt (the retry after a failed
+verification) is given the first run's `Budget` and gets only what is left of it.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +20,7 @@ from ci_autofix.agent.caching import with_breakpoints
 from ci_autofix.agent.model import AgentRequest, AgentResult
 from ci_autofix.agent.pricing import Price, Usage, cost_usd, price_for
 from ci_autofix.agent.tools import Toolbox
-from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.errors import AgentSpend, Halt, HaltReason
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.model import Diagnosis, Failure
@@ -25,6 +29,8 @@ if TYPE_CHECKING:
     from ci_autofix.clients import Model
 
 MAX_CUT_OFFS = 3  # consecutive replies cut at max_tokens before we give up
+MAX_REPEATED_ERRORS = 3  # the same tool call (name and input) failing this many times in a row halts
+MAX_QUOTED_CHARS = 500  # of a looping call's input and error, in the halt's message
 MIN_COMMAND_SECONDS = 5.0
 CUT_OFF_NOTE = (
     "Your previous reply hit the output token limit and was cut off; {what} Continue with shorter "
@@ -54,6 +60,81 @@ class Spend:
     def details(self) -> dict[str, object]:
         return {"usage": self.usage.to_json(), "cost_usd": round(self.cost_usd, 6), "turns": self.turns}
 
+    def spent(self) -> AgentSpend:
+        return AgentSpend(cost_usd=self.cost_usd, turns=self.turns)
+
+
+@dataclass
+class Budget:
+    """One attempt's limits (`max-turns`, `max-cost-usd`, `max-minutes`) and what its agent runs
+    have spent of them: every run of the attempt draws on the same one."""
+
+    max_turns: int
+    max_cost_usd: float
+    max_minutes: float
+    deadline: float  # on the run's clock
+    spend: Spend
+
+    @classmethod
+    def start(cls, request: AgentRequest, clock: Callable[[], float] = time.monotonic) -> Budget:
+        return cls(
+            max_turns=request.max_turns,
+            max_cost_usd=request.max_cost_usd,
+            max_minutes=request.max_minutes,
+            deadline=clock() + request.max_minutes * 60,
+            spend=Spend(price_for(request.model)),
+        )
+
+    def exhausted(self, now: float) -> str | None:
+        """Which limit is used up (the words of the halt), or None while some of each is left."""
+        if self.spend.turns >= self.max_turns:
+            return f"the agent used all {self.max_turns} turns (`max-turns`)"
+        if self.spend.cost_usd >= self.max_cost_usd:
+            return f"the agent reached the ${self.max_cost_usd:.2f} cost limit (`max-cost-usd`)"
+        if now >= self.deadline:
+            return f"the agent ran out of its {self.max_minutes:g} minutes (`max-minutes`)"
+        return None
+
+
+@dataclass
+class _ErrorStreak:
+    """The same tool call failing again and again: its name, input and last error."""
+
+    key: str = ""
+    count: int = 0
+    name: str = ""
+    arguments: str = ""
+    error: str = ""
+
+    def record(self, call: dict[str, Any], text: str, is_error: bool) -> bool:
+        """Count one call's result; True once the same call has failed `MAX_REPEATED_ERRORS` times in a row."""
+        if not is_error:
+            self.key, self.count = "", 0
+            return False
+        arguments = json.dumps(call.get("input"), sort_keys=True, default=str)
+        key = f"{call.get('name')}\0{arguments}"
+        self.count = self.count + 1 if key == self.key else 1
+        self.key, self.name, self.arguments, self.error = key, str(call.get("name", "")), arguments, text
+        return self.count >= MAX_REPEATED_ERRORS
+
+    def describe(self, secrets: Sequence[str]) -> str:
+        return (
+            f"the agent made the same failing tool call {self.count} times in a row "
+            f"(tool {_quoted(self.name, secrets)}; input: {_quoted(self.arguments, secrets)}; "
+            f"error: {_quoted(self.error, secrets)})"
+        )
+
+    def details(self, secrets: Sequence[str]) -> dict[str, object]:
+        """The looping call for `result-json`: untrusted text (the model's input, a tool's output)."""
+        return {
+            "tool_error_loop": {
+                "tool": self.name,
+                "input": _clipped(self.arguments, secrets),
+                "error": _clipped(self.error, secrets),
+                "count": self.count,
+            }
+        }
+
 
 def run_agent(
     request: AgentRequest,
@@ -63,9 +144,13 @@ def run_agent(
     secrets: Sequence[str] = (),
     clock: Callable[[], float] = time.monotonic,
     on_turn: Callable[[int, float, list[str]], None] | None = None,
+    budget: Budget | None = None,
 ) -> AgentResult:
     """Run the agent to a result or a typed halt. `on_turn(turns, cost_usd, tool_names)` is told
-    after each model turn, for progress reports."""
+    after each model turn, for progress reports. `budget` is the attempt's, when an earlier run
+    of the same attempt spent part of it: this run gets only what is left, and its result (or
+    halt) reports the attempt's spend so far. Without it the run starts a budget of its own
+    from `request`'s limits."""
     secrets = (*request.secrets, *secrets)
     toolbox = Toolbox(
         sandbox,
@@ -77,12 +162,14 @@ def run_agent(
     tools = toolbox.definitions()
     system = [{"type": "text", "text": prompts.load("agent_system")}]
     messages: list[dict[str, Any]] = [first_message(request, secrets)]
-    spend = Spend(price_for(request.model))
-    deadline = clock() + request.max_minutes * 60
+    budget = budget if budget is not None else Budget.start(request, clock)
+    spend, deadline = budget.spend, budget.deadline
     cut_offs = 0
+    streak = _ErrorStreak()
 
-    def halt(reason: HaltReason, message: str) -> Halt:
-        return Halt(reason, f"{message}; {spend.describe()}", details=spend.details())
+    def halt(reason: HaltReason, message: str, extra: dict[str, object] | None = None) -> Halt:
+        details = {**spend.details(), **(extra or {})}
+        return Halt(reason, f"{message}; {spend.describe()}", details=details, spent=spend.spent())
 
     def result(finished: bool, summary: str = "") -> AgentResult:
         done = toolbox.finished
@@ -99,17 +186,8 @@ def run_agent(
         )
 
     while True:
-        if spend.turns >= request.max_turns:
-            raise halt(HaltReason.BUDGET, f"the agent used all {request.max_turns} turns (`max-turns`)")
-        if spend.cost_usd >= request.max_cost_usd:
-            raise halt(
-                HaltReason.BUDGET,
-                f"the agent reached the ${request.max_cost_usd:.2f} cost limit (`max-cost-usd`)",
-            )
-        if clock() >= deadline:
-            raise halt(
-                HaltReason.BUDGET, f"the agent ran out of its {request.max_minutes:g} minutes (`max-minutes`)"
-            )
+        if used_up := budget.exhausted(clock()):
+            raise halt(HaltReason.BUDGET, used_up)
 
         marked_tools, marked_system, marked_messages = with_breakpoints(
             tools, system, messages, pinned=(0, 1)
@@ -135,7 +213,12 @@ def run_agent(
             toolbox.command_timeout = max(
                 min(request.command_timeout, deadline - clock()), MIN_COMMAND_SECONDS
             )
-            results = [_run_tool(toolbox, call) for call in calls]
+            results = []
+            for call in calls:
+                results.append(block := _run_tool(toolbox, call))
+                looping = streak.record(call, str(block["content"]), bool(block.get("is_error")))
+                if looping and toolbox.finished is None:
+                    raise halt(HaltReason.TOOL_ERROR_LOOP, streak.describe(secrets), streak.details(secrets))
             if toolbox.finished is not None:
                 return result(finished=True)
             messages.append({"role": "user", "content": results})
@@ -180,6 +263,19 @@ def _run_tool(toolbox: Toolbox, call: dict[str, Any]) -> dict[str, Any]:
     if is_error:
         block["is_error"] = True
     return block
+
+
+def _clipped(text: str, secrets: Sequence[str]) -> str:
+    """The model's input or a tool's output, masked, on one line, cut short."""
+    text = " ".join(redact(text, secrets).split())
+    if len(text) > MAX_QUOTED_CHARS:
+        text = text[:MAX_QUOTED_CHARS] + f"… ({len(text) - MAX_QUOTED_CHARS} more characters)"
+    return text
+
+
+def _quoted(text: str, secrets: Sequence[str]) -> str:
+    """`_clipped` as a code span (the halt's message is shown as untrusted text)."""
+    return "`" + _clipped(text, secrets).replace("`", "'") + "`"
 
 
 def _text_of(content: list[dict[str, Any]]) -> str:
