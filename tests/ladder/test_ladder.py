@@ -41,20 +41,31 @@ def diagnosis(category: Category = Category.TEST) -> Diagnosis:
     )
 
 
-def edit(old: str, new: str) -> dict[str, Any]:
+def costing(dollars: float) -> dict[str, int]:
+    """Usage that costs `dollars` on claude-sonnet-5-5 ($2 per million input tokens)."""
+    return {
+        "input_tokens": round(dollars * 500_000),
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+def edit(old: str, new: str, *, dollars: float | None = None) -> dict[str, Any]:
     return reply(
-        tool_use(EDITOR, {"command": "str_replace", "path": "status.txt", "old_str": old, "new_str": new})
+        tool_use(EDITOR, {"command": "str_replace", "path": "status.txt", "old_str": old, "new_str": new}),
+        usage=None if dollars is None else costing(dollars),
     )
 
 
-def finish(summary: str = "status.txt says ok again.") -> dict[str, Any]:
+def finish(summary: str = "status.txt says ok again.", *, dollars: float | None = None) -> dict[str, Any]:
     arguments = {
         "summary": summary,
         "root_cause": "status.txt:1",
         "confidence": "high",
         "notes_left_as_is": [],
     }
-    return reply(tool_use("finish", arguments))
+    return reply(tool_use("finish", arguments), usage=None if dollars is None else costing(dollars))
 
 
 @dataclass
@@ -122,6 +133,47 @@ def test_a_fix_that_still_fails_is_not_proposed(ladder: Ladder) -> None:
     assert "still fails after the fix" in halt.value.message
     assert not ladder.api.turns  # both agent runs happened
     assert "one more turn with the new output" in ladder.log.getvalue()
+    assert halt.value.spent is not None and halt.value.spent.turns == 3  # both runs' turns
+    assert halt.value.spent.cost_usd > 0
+
+
+def test_the_retry_after_a_failed_verification_gets_what_is_left_of_the_budget(ladder: Ladder) -> None:
+    # the first run spends $1.00 of $1.20; its fix fails verification; the retry may take one turn
+    ladder.api.push(
+        edit("bad", "worse", dollars=0.5),
+        finish("changed it", dollars=0.5),
+        *[reply(tool_use("list_files", {}), usage=costing(0.5))] * 5,
+    )
+    with pytest.raises(Halt) as halt:
+        ladder.run(max_cost_usd=1.2)
+    assert halt.value.reason is HaltReason.BUDGET
+    assert "first fix did not make the failing command pass" in halt.value.message
+    assert "$1.20 cost limit" in halt.value.message
+    assert len(ladder.api.bodies) == 3  # not a fresh $1.20 for the retry
+    spent = halt.value.spent
+    assert spent is not None and spent.turns == 3
+    assert 1.2 <= spent.cost_usd <= 1.2 + 0.5 + 0.01  # the limit plus at most one turn
+
+
+def test_a_first_run_that_spent_the_whole_budget_leaves_the_retry_no_turn(ladder: Ladder) -> None:
+    ladder.api.push(
+        edit("bad", "worse", dollars=0.7),
+        finish("changed it", dollars=0.6),
+        *[reply(tool_use("list_files", {}))] * 3,
+    )
+    with pytest.raises(Halt) as halt:
+        ladder.run(max_cost_usd=1.2)
+    assert halt.value.reason is HaltReason.BUDGET
+    assert len(ladder.api.bodies) == 2  # the retry never called the model
+    assert halt.value.spent is not None and halt.value.spent.cost_usd == pytest.approx(1.3, abs=0.01)
+
+
+def test_the_retry_shares_the_turn_budget_too(ladder: Ladder) -> None:
+    ladder.api.push(edit("bad", "worse"), finish("changed it"), *[reply(tool_use("list_files", {}))] * 5)
+    with pytest.raises(Halt) as halt:
+        ladder.run(max_turns=3)
+    assert halt.value.reason is HaltReason.BUDGET and "all 3 turns" in halt.value.message
+    assert len(ladder.api.bodies) == 3
 
 
 def test_require_verified_halts_a_fix_nothing_could_verify(ladder: Ladder) -> None:
@@ -131,6 +183,7 @@ def test_require_verified_halts_a_fix_nothing_could_verify(ladder: Ladder) -> No
     assert halt.value.reason is HaltReason.UNVERIFIED_FIX
     assert "`require-verified` is on" in halt.value.message
     assert "no command of the failed step can be re-run here" in halt.value.message
+    assert halt.value.spent is not None and halt.value.spent.turns == 2
 
 
 def test_without_require_verified_an_unverified_fix_is_proposed(ladder: Ladder) -> None:
@@ -174,3 +227,4 @@ def test_a_verified_fix_the_patch_policy_blocks_is_not_proposed(ladder: Ladder) 
     assert halt.value.reason is HaltReason.POLICY
     assert "too-many-changed-lines" in halt.value.message
     assert "nothing was pushed" in halt.value.message
+    assert halt.value.spent is not None and halt.value.spent.turns == 2

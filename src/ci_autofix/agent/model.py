@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ci_autofix.agent.pricing import Usage
+from ci_autofix.errors import AgentSpend
 from ci_autofix.triage.model import Diagnosis
 
 if TYPE_CHECKING:
@@ -95,6 +96,9 @@ class AgentResult:
     turns: int = 0
     finished: bool = False  # the model called `finish`; False when it stopped without it
     model: str = ""
+
+    def spent(self) -> AgentSpend:
+        return AgentSpend(cost_usd=self.cost_usd, turns=self.turns)
 
     def to_json(self) -> dict[str, Any]:
         return {

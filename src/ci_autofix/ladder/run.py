@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
+from ci_autofix.agent.loop import Budget
 from ci_autofix.clients import Model
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
@@ -117,6 +118,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             )
 
     runner.stage("checking the patch")
+    spent = agent_result.spent() if agent_result is not None else None  # every halt below reports it
     tree = git.snapshot_tree(job.head_sha, sandbox.written)
     if tree == git.tree_of(job.head_sha):
         if agent_result is not None:
@@ -124,6 +126,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
                 HaltReason.AGENT_GAVE_UP,
                 f"The agent ended without a change it could stand behind: {agent_result.summary or 'no summary'}",
                 details={"agent": agent_result.to_json()},
+                spent=spent,
             )
         raise Halt(HaltReason.NO_CHANGES, "The fixers produced no change to propose.")
     if verification is not None and verification.tree != tree:
@@ -144,18 +147,21 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             f"The patch breaks the patch policy ({codes}); nothing was pushed.\n"
             + "\n".join(f"- {f.code} ({f.where}): {f.message}" for f in verdict.blocking[:10]),
             details={"policy": verdict.to_json()},
+            spent=spent,
         )
     if verification is not None and verification.outcome == "failed" and not partial:
         raise Halt(
             HaltReason.UNVERIFIED_FIX,
             f"The fix does not make the failing command pass: {verification.reason}",
             details={"verification": verification.reason},
+            spent=spent,
         )
     if settings.require_verified and (verification is None or verification.outcome != "verified"):
         reason = verification.reason if verification else "no command of the failed step can be re-run here"
         raise Halt(
             HaltReason.UNVERIFIED_FIX,
             f"The fix could not be verified here ({reason}) and `require-verified` is on.",
+            spent=spent,
         )
     return Proposal(
         fix_sha=fix_sha,
@@ -174,7 +180,9 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
 def _agent_rungs(
     job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner
 ) -> tuple[AgentResult, Verification | None]:
-    """The agent, and one more turn with the new output when its fix still fails."""
+    """The agent, and one more turn with the new output when its fix still fails. Both runs draw
+    on one budget, the attempt's: the retry gets what the first run left of `max-turns`,
+    `max-cost-usd` and `max-minutes`, and halts `budget` when nothing is left."""
     runner.stage("fix agent")
     llm = job.llm_factory()
     context = list(job.context)
@@ -182,8 +190,10 @@ def _agent_rungs(
     def progress(turns: int, cost: float, tools: list[str]) -> None:
         runner.info(f"  turn {turns}: {', '.join(tools) or 'answer'} (${cost:.4f} so far)")
 
+    request = _request(job, context)
+    budget = Budget.start(request)
     result = run_agent(
-        _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
+        request, llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress, budget=budget
     )
     verification = _verify(sandbox, job, git, clean)
     if verification is not None and verification.outcome == "failed":
@@ -194,9 +204,22 @@ def _agent_rungs(
                 verification.to_markdown(),
             )
         )
-        result = run_agent(
-            _request(job, context), llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress
-        )
+        try:
+            result = run_agent(
+                _request(job, context),
+                llm=llm,
+                sandbox=sandbox,
+                secrets=job.settings.secrets(),
+                on_turn=progress,
+                budget=budget,
+            )
+        except Halt as halt:
+            raise Halt(
+                halt.reason,
+                f"The agent's first fix did not make the failing command pass; on its retry, {halt.message}",
+                details=halt.details,
+                spent=halt.spent,
+            ) from None
         verification = _verify(sandbox, job, git, clean)
     return result, verification
 
