@@ -131,9 +131,16 @@ def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = Non
 
 
 def propose(
-    emu: GitHubEmulator, tmp_path: Path, broken: Broken, messages_url: str, *, runner_uid: int | None = None
+    emu: GitHubEmulator,
+    tmp_path: Path,
+    broken: Broken,
+    messages_url: str,
+    *,
+    runner_uid: int | None = None,
+    inputs: dict[str, str] | None = None,
 ) -> RunResult:
-    """The propose job, laid out like the runner, with the model at `messages_url`."""
+    """The propose job, laid out like the runner, with the model at `messages_url` (and `inputs`
+    besides the model key)."""
     return (
         RunnerSim(tmp_path, runner_uid=runner_uid)
         .for_emulator(emu, REPO)
@@ -141,7 +148,7 @@ def propose(
             event_name="workflow_run",
             event=emu.workflow_run_event(broken.run),
             workspace=broken.workspace,
-            inputs={"anthropic-api-key": API_KEY},
+            inputs={"anthropic-api-key": API_KEY, **(inputs or {})},
             extra_env={
                 "ANTHROPIC_BASE_URL": messages_url,
                 "PATH": sandbox_path(),  # its pytest runs as the work area's uid

@@ -3,7 +3,9 @@
 The action runs as a subprocess laid out like the runner; the real anthropic SDK talks to the
 Messages API fake (a separate process, reached through ANTHROPIC_BASE_URL) and the real
 PyGithub to the GitHub emulator. The tools really edit the checkout; verification really
-re-runs the failing pytest; the suggestion PR carries the agent's explanation and its cost.
+re-runs the failing pytest; the suggestion PR carries the agent's explanation and its cost. Every ending after the agent ran
+(a proposal or a halt: policy, failed verification, budget, model outage) reports what it cost,
+in the outputs, in `result-json` and in the job summary.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from calc_scenario import (
@@ -27,9 +30,21 @@ from calc_scenario import (
 )
 from emulator import GitHubEmulator
 from emulator.sample import git
-from fakes.messages import reply, tool_use
+from fakes.messages import error, reply, tool_use
+from runner_sim import RunResult
 
 from ci_autofix.state.marker import parse
+
+
+def assert_cost_reported(result: RunResult, turns: int) -> None:
+    """The agent's cost and turns are in the outputs, `result-json` and the job summary."""
+    cost = float(result.outputs["cost-usd"])
+    assert cost > 0, result.outputs
+    ending = json.loads(result.outputs["result-json"])
+    assert ending["cost_usd"] == pytest.approx(cost, abs=1e-4)
+    assert ending["agent_turns"] == turns
+    words = f"{turns} turn" + ("" if turns == 1 else "s")
+    assert f"**Agent**: {words}, ${cost:.4f}" in result.summary, result.summary
 
 
 @pytest.fixture
@@ -49,7 +64,7 @@ def test_the_agent_fixes_a_failing_test_through_the_whole_propose_flow(
     result = propose(emu, tmp_path, broken, url)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["status"] == "proposed", result.summary
-    assert float(result.outputs["cost-usd"]) > 0
+    assert_cost_reported(result, turns=4)
 
     [pull] = emu.pulls(REPO)
     fix_sha = result.outputs["fix-sha"]
@@ -94,6 +109,7 @@ def test_an_agent_that_changes_nothing_halts_and_says_why(
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "agent-gave-up"), result.log
     assert "looks wrong to me" in result.summary
     assert len(record.read_text().splitlines()) == 2
+    assert_cost_reported(result, turns=2)  # both runs of the attempt
     assert emu.pulls(REPO) == []
     assert set(emu.refs(REPO)) == {"refs/heads/main", f"refs/heads/{BRANCH}"}
 
@@ -142,5 +158,67 @@ def test_a_fix_that_skips_the_failing_test_is_never_proposed(
         result = propose(emu, tmp_path, broken, url)
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "policy"), result.log
     assert "skip-marker-added" in result.summary
+    assert_cost_reported(result, turns=3)
     assert emu.pulls(REPO) == []
     assert set(emu.refs(REPO)) == {"refs/heads/main", f"refs/heads/{BRANCH}"}  # nothing was pushed
+
+
+def wrong_fix() -> list[dict[str, Any]]:
+    """An edit that does not make the test pass (2 * 3 is not 5), then finish."""
+    return [
+        reply(
+            tool_use(
+                EDITOR,
+                {
+                    "command": "str_replace",
+                    "path": "calc.py",
+                    "old_str": "return a - b",
+                    "new_str": "return a * b",
+                },
+            )
+        ),
+        reply(tool_use("finish", {"summary": "s", "root_cause": "r", "confidence": "low"})),
+    ]
+
+
+def test_a_fix_that_fails_verification_halts_with_its_cost(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    broken = seed(emu, tmp_path)
+    retry = [reply(tool_use("finish", {"summary": "s", "root_cause": "r", "confidence": "low"}))]
+    with messages_process(wrong_fix() + retry, tmp_path) as (url, _):
+        result = propose(emu, tmp_path, broken, url)
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "unverified-fix"), result.log
+    assert_cost_reported(result, turns=3)
+    assert emu.pulls(REPO) == []
+
+
+def test_the_budget_halt_reports_its_cost_and_the_retry_gets_no_fresh_budget(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    # max-cost-usd 1.20: the first run spends $1.00, its fix fails verification; the retry's one
+    # turn costs another $0.50 and then nothing is left (a fresh budget would have run on)
+    emu = github_emulator
+    broken = seed(emu, tmp_path)
+    dollars = {"input_tokens": 250_000, "output_tokens": 0}  # $0.50 at $2 per million input tokens
+    first = [{**turn, "usage": dollars} for turn in wrong_fix()]
+    retry = [reply(tool_use("list_files", {}), usage=dollars)] * 5
+    with messages_process(first + retry, tmp_path) as (url, record):
+        result = propose(emu, tmp_path, broken, url, inputs={"max-cost-usd": "1.2"})
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "budget"), result.log
+    assert len(record.read_text().splitlines()) == 3
+    assert_cost_reported(result, turns=3)
+    assert 1.2 <= float(result.outputs["cost-usd"]) <= 1.2 + 0.5 + 0.01  # the limit plus one turn
+
+
+def test_a_model_outage_after_the_first_turn_halts_with_the_cost_so_far(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    broken = seed(emu, tmp_path)
+    outage = [error(529, "Overloaded", retry_after_ms=1)] * 10
+    with messages_process(fixing_turns()[:1] + outage, tmp_path) as (url, _):
+        result = propose(emu, tmp_path, broken, url)
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "model-unavailable"), result.log
+    assert_cost_reported(result, turns=1)

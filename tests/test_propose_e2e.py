@@ -82,6 +82,7 @@ def test_a_formatting_failure_becomes_a_review_requested_suggestion(
     assert f"gh workflow run ci-autofix-apply.yml --repo {REPO} -f pull-request={pull.number}" in pull.body
     assert "## ci-autofix: fix proposed" in result.summary
     assert "```diff" in result.summary
+    assert "**Agent**" not in result.summary and out["cost-usd"] == ""  # the fixers alone: no agent ran
     printed = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("::add-mask::"))
     assert result.stdout.count(f"::add-mask::{scenario.emu.token}") == 1
     assert scenario.emu.token not in printed + result.stderr + result.summary + pull.body

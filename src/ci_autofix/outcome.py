@@ -21,7 +21,8 @@ class Outcome:
     attempt: int | None = None  # propose: this suggestion's attempt; success: how many it took
     run_url: str = ""  # propose: the workflow run it handled
     head_sha: str = ""  # apply: the branch's new head
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # the agent's spend, whenever it ran (a halt after it too)
+    agent_turns: int | None = None  # its model turns, likewise
     details: dict[str, Any] = field(default_factory=dict)
 
     def outputs(self) -> dict[str, str]:

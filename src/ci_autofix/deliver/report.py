@@ -189,6 +189,10 @@ def summary(outcome: Outcome, *, diagnosis: Diagnosis | None = None, proposal: P
     else:  # a halt's message may quote the model, a log or an API: shown as code
         head = halted(outcome.reason, outcome.message)
     parts = [head]
+    if outcome.cost_usd is not None:  # the agent ran: what it cost, whatever the ending
+        n = outcome.agent_turns
+        turns = "" if n is None else f"{n} turn{'' if n == 1 else 's'}, "
+        parts.append(f"**Agent**: {turns}${outcome.cost_usd:.4f}")
     if diagnosis is not None:
         parts.append("### What failed\n" + _failures(diagnosis))
     if proposal is not None:

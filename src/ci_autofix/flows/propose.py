@@ -50,7 +50,13 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     try:
         return _propose(settings, clients, runner, seen)
     except Halt as halt:
-        outcome = halted(halt, run_url=seen.run_url)
+        spent = halt.spent  # set when the halt came after the agent ran
+        outcome = halted(
+            halt,
+            run_url=seen.run_url,
+            cost_usd=spent.cost_usd if spent else None,
+            agent_turns=spent.turns if spent else None,
+        )
         if seen.gh is not None and seen.lineage is not None:
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
         runner.summary(report.summary(outcome, diagnosis=seen.diagnosis))
@@ -360,6 +366,7 @@ def _deliver(
         attempt=attempt,
         cost_usd=proposal.cost_usd,
         run_url=run.html_url,
+        agent_turns=proposal.agent.turns if proposal.agent else None,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
     return outcome, delivery.pull
