@@ -50,8 +50,20 @@ def test_other_conclusions_halt_naming_the_conclusion(conclusion: str | None) ->
     assert f"`{conclusion}`" in halt.value.message
 
 
-def test_timed_out_is_handled_when_configured() -> None:
-    guard(payload(conclusion="timed_out"), fix_timed_out=True)
+def test_a_timed_out_run_halts_saying_why_timeouts_are_not_fixed() -> None:
+    with pytest.raises(Halt) as halt:
+        guard(payload(conclusion="timed_out"))
+    assert halt.value.reason is HaltReason.NOT_A_FAILURE
+    assert "does not fix job timeouts" in halt.value.message
+    assert "timeout-minutes" in halt.value.message
+
+
+def test_the_removed_fix_timed_out_input_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a workflow written for an older ci-autofix may still pass it: it is ignored, timeouts still halt
+    monkeypatch.setenv("INPUT_FIX-TIMED-OUT", "true")
+    with pytest.raises(Halt) as halt:
+        guard(payload(conclusion="timed_out"))
+    assert "does not fix job timeouts" in halt.value.message
 
 
 def test_our_own_side_branches_are_skipped() -> None:

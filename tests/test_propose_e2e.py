@@ -130,6 +130,15 @@ def test_a_green_run_on_a_human_commit_halts_and_writes_nothing(scenario: Scenar
     assert [r for r in scenario.emu.api_requests() if r.method != "GET"] == []
 
 
+def test_a_timed_out_run_halts_saying_why_even_with_the_removed_input(scenario: Scenario) -> None:
+    # `fix-timed-out` is gone: an older workflow that still sets it gets the runner's warning and the halt
+    result = scenario.propose(scenario.event(conclusion="timed_out"), **{"fix-timed-out": "true"})
+    assert result.exit_code == 0
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "not-a-failure")
+    assert "does not fix job timeouts" in result.summary
+    assert scenario.emu.api_requests() == []
+
+
 def test_fork_pull_requests_halt_before_any_api_call(scenario: Scenario) -> None:
     event = scenario.event(event="pull_request")
     event["workflow_run"]["head_repository"] = {

@@ -139,7 +139,6 @@ class Settings(BaseSettings):
         description="Handle failures of pull requests from forks. Off by default: "
         "it runs untrusted code in a job that holds secrets.",
     )
-    fix_timed_out: bool = Field(False, description="Also handle runs that concluded `timed_out`.")
     rerun_infra: bool = Field(
         False,
         description="Re-run the failed jobs once when the failure is "

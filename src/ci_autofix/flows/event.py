@@ -15,6 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.settings import Settings
 
+TIMED_OUT = (
+    "The workflow run concluded `timed_out`, not `failure`: a job hit its time limit. ci-autofix does "
+    "not fix job timeouts: the log stops where the runner killed the job, with no failed check to "
+    "locate, and a fix for a hang could only be verified by waiting out the same time limit here. "
+    "Find the step that hung in the run's log (or raise the job's `timeout-minutes` if it is just slow)."
+)
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -155,12 +162,15 @@ def parse_workflow_run(data: dict[str, Any]) -> WorkflowRunEvent:
 def check_guards(event: WorkflowRunEvent, settings: Settings) -> None:
     """Halt (never raise an error) for runs the propose flow must not handle."""
     run = event.workflow_run
-    handled = {"failure", "success"} | ({"timed_out"} if settings.fix_timed_out else set())
-    if run.conclusion not in handled:  # success: the loop may have ended well (`flows.propose`)
-        hint = " (set `fix-timed-out: true` to handle timeouts)" if run.conclusion == "timed_out" else ""
+    if run.conclusion == "timed_out":
+        raise Halt(HaltReason.NOT_A_FAILURE, TIMED_OUT)
+    if run.conclusion not in (
+        "failure",
+        "success",
+    ):  # success: the loop may have ended well (`flows.propose`)
         raise Halt(
             HaltReason.NOT_A_FAILURE,
-            f"The workflow run concluded `{run.conclusion}`, not `failure`: nothing to fix{hint}.",
+            f"The workflow run concluded `{run.conclusion}`, not `failure`: nothing to fix.",
         )
     branch = run.head_branch
     if not branch:
