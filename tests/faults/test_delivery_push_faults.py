@@ -76,17 +76,6 @@ def test_a_push_that_failed_before_git_wrote_anything_deletes_nothing(
     assert side_branches(scenario) == {}
 
 
-def test_a_side_branch_someone_else_made_is_refused_by_the_lease_and_kept(
-    scenario: Scenario, tmp_path: Path
-) -> None:
-    branch = f"ci-autofix/feature/{scenario.run.id}"
-    scenario.emu.repos[REPO].bare.update_ref(f"refs/heads/{branch}", scenario.head_sha)
-    error = propose_error(scenario, tmp_path)
-    assert "already exists on the remote" in error.cause
-    assert side_branches(scenario) == {f"refs/heads/{branch}": scenario.head_sha}
-    assert scenario.emu.api_requests("DELETE") == []
-
-
 def test_through_the_entrypoint_a_refused_push_is_an_error_with_its_remedy_not_a_bug(
     scenario: Scenario,
 ) -> None:
