@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,20 @@ def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
     assert "mean() used integer division." in result.stdout
     fixed = git(tmp_path / "d" / "statskit", "show", "ci-autofix/demo:statskit.py")
     assert "return sum(values)" in fixed and "total(values) / len(values)" in fixed
+
+
+def test_a_demo_whose_model_is_unreachable_keeps_what_the_fixers_did(tmp_path: Path) -> None:
+    """The agent step fails (nothing listens at the API's address): the formatting fix the fixers
+    made is kept on the demo's branch, and the message says where."""
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    env = {"ANTHROPIC_API_KEY": "sk-ant-api03-" + "u" * 40, "ANTHROPIC_BASE_URL": url}
+    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, env=env)
+    assert result.returncode == 3, result.stderr
+    assert "halted (model-unavailable)" in result.stderr
+    assert "kept on the local branch ci-autofix/demo" in result.stderr
+    project = tmp_path / "d" / "statskit"
+    kept = git(project, "show", "ci-autofix/demo:statskit.py")
+    assert kept.startswith("def total(values):\n    return sum(values)")  # ruff format's work
+    assert git(project, "rev-parse", "ci-autofix/demo^") == git(project, "rev-parse", "main")

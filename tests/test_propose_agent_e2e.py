@@ -161,6 +161,17 @@ def test_a_fix_that_skips_the_failing_test_is_never_proposed(
     assert_cost_reported(result, turns=3)
     assert emu.pulls(REPO) == []
     assert set(emu.refs(REPO)) == {"refs/heads/main", f"refs/heads/{BRANCH}"}  # nothing was pushed
+    # the work is kept for a human: in the summary (collapsed) and in files under RUNNER_TEMP
+    assert "<summary><code>The change that was not proposed</code></summary>" in result.summary
+    assert '+@pytest.mark.skip(reason="flaky")' in result.summary
+    patch = Path(result.outputs["patch-path"])
+    assert patch.name == "fix.patch" and '+@pytest.mark.skip(reason="flaky")' in patch.read_text()
+    transcript = json.loads(Path(result.outputs["transcript-path"]).read_text())
+    assert [m["role"] for m in transcript][:2] == ["user", "assistant"]
+    assert "Skipped the flaky test." in json.dumps(transcript)
+    assert API_KEY not in patch.read_text() + json.dumps(transcript)
+    runner_temp = patch.parents[2]
+    assert patch.stat().st_uid == runner_temp.stat().st_uid  # the runner can clean it up
 
 
 def wrong_fix() -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class HaltReason(StrEnum):
@@ -44,9 +45,22 @@ class AgentSpend:
     turns: int
 
 
+@dataclass(frozen=True)
+class Kept:
+    """The work a halted attempt leaves for a human; nothing of it is proposed. The change so far
+    against the failing commit (a diff, and a commit in the work area's git directory that a local
+    run fetches onto a branch), the verification evidence (Markdown) and the agent's conversation."""
+
+    diff: str = ""
+    commit: str = ""
+    evidence: str = ""
+    transcript: tuple[dict[str, Any], ...] = ()
+
+
 class Halt(Exception):
     """A run that ends without a fix, for a reason the user can read. `spent` is set on every halt
-    that comes after the agent ran (the agent's own halts and those of the checks after it)."""
+    that comes after the agent ran (the agent's own halts and those of the checks after it);
+    `kept` on every halt that comes after a change or a conversation exists."""
 
     def __init__(
         self,
@@ -55,12 +69,18 @@ class Halt(Exception):
         *,
         details: dict[str, object] | None = None,
         spent: AgentSpend | None = None,
+        kept: Kept | None = None,
     ) -> None:
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message
         self.details = details or {}
         self.spent = spent
+        self.kept = kept
+
+    def keeping(self, kept: Kept | None, *, message: str | None = None) -> Halt:
+        """The same halt, with `kept` (and another message, when given)."""
+        return Halt(self.reason, message or self.message, details=self.details, spent=self.spent, kept=kept)
 
 
 class UserError(Exception):

@@ -23,6 +23,9 @@ class Outcome:
     head_sha: str = ""  # apply: the branch's new head
     cost_usd: float | None = None  # the agent's spend, whenever it ran (a halt after it too)
     agent_turns: int | None = None  # its model turns, likewise
+    patch_path: str = ""  # a halt after a change: the files that keep the work (`deliver.kept`)
+    evidence_path: str = ""
+    transcript_path: str = ""
     details: dict[str, Any] = field(default_factory=dict)
 
     def outputs(self) -> dict[str, str]:
@@ -36,5 +39,8 @@ class Outcome:
             "run-url": self.run_url,
             "head-sha": self.head_sha,
             "cost-usd": "" if self.cost_usd is None else f"{self.cost_usd:.4f}",
+            "patch-path": self.patch_path,
+            "evidence-path": self.evidence_path,
+            "transcript-path": self.transcript_path,
             "result-json": json.dumps(asdict(self), sort_keys=True, default=str),
         }

@@ -20,7 +20,7 @@ from ci_autofix.agent.caching import with_breakpoints
 from ci_autofix.agent.model import AgentRequest, AgentResult
 from ci_autofix.agent.pricing import Price, Usage, cost_usd, price_for
 from ci_autofix.agent.tools import Toolbox
-from ci_autofix.errors import AgentSpend, Halt, HaltReason
+from ci_autofix.errors import AgentSpend, Halt, HaltReason, Kept
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.model import Diagnosis, Failure
@@ -169,7 +169,8 @@ def run_agent(
 
     def halt(reason: HaltReason, message: str, extra: dict[str, object] | None = None) -> Halt:
         details = {**spend.details(), **(extra or {})}
-        return Halt(reason, f"{message}; {spend.describe()}", details=details, spent=spend.spent())
+        kept = Kept(transcript=tuple(messages))  # the conversation so far, for a human
+        return Halt(reason, f"{message}; {spend.describe()}", details=details, spent=spend.spent(), kept=kept)
 
     def result(finished: bool, summary: str = "") -> AgentResult:
         done = toolbox.finished
@@ -183,6 +184,7 @@ def run_agent(
             turns=spend.turns,
             finished=finished,
             model=request.model,
+            transcript=tuple(messages),
         )
 
     while True:

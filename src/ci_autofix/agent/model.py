@@ -96,6 +96,7 @@ class AgentResult:
     turns: int = 0
     finished: bool = False  # the model called `finish`; False when it stopped without it
     model: str = ""
+    transcript: tuple[dict[str, Any], ...] = ()  # the conversation (kept when a later check halts)
 
     def spent(self) -> AgentSpend:
         return AgentSpend(cost_usd=self.cost_usd, turns=self.turns)

@@ -19,6 +19,7 @@ from ci_autofix.settings import Settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
     from ci_autofix.ladder.run import Proposal
+    from ci_autofix.ladder.workarea import Workarea
     from ci_autofix.triage import Diagnosis
     from ci_autofix.triage.workflow import WorkflowCommands
 
@@ -86,33 +87,47 @@ def _ladder(
     from ci_autofix.ladder.workarea import workarea
 
     with workarea(repo, head) as area:
-        proposal = run_ladder(
-            LadderInput(
-                area=area,
-                head_sha=head,
-                diagnosis=diagnosis,
-                settings=settings,
-                commit_message=message,
-                tools_dir=area.tools_dir,
-                llm_factory=build_clients(settings).llm,
-                commands=commands.lines,
-                actions=commands.actions,
-                notes=commands.notes,
-            ),
-            runner,
-        )
-        # The fix's objects are in the work area's git directory: the new branch is fetched from there.
-        ref = area.fix_ref(proposal.fix_sha)
-        git.run(
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--",
-            str(area.git_dir),
-            f"{ref}:refs/heads/{name}",
-        )
+        try:
+            proposal = run_ladder(
+                LadderInput(
+                    area=area,
+                    head_sha=head,
+                    diagnosis=diagnosis,
+                    settings=settings,
+                    commit_message=message,
+                    tools_dir=area.tools_dir,
+                    llm_factory=build_clients(settings).llm,
+                    commands=commands.lines,
+                    actions=commands.actions,
+                    notes=commands.notes,
+                ),
+                runner,
+            )
+        except Halt as halt:
+            if halt.kept is None or not halt.kept.commit:
+                raise
+            _fetch(git, area, halt.kept.commit, name)  # the work is kept, on the branch named for the fix
+            raise halt.keeping(
+                halt.kept,
+                message=f"{halt.message}\nThe attempt's change is kept on the local branch {name}; it is not a "
+                f"fix: look at it with `git -C {repo} show {name}`.",
+            ) from None
+        _fetch(git, area, proposal.fix_sha, name)
     return proposal
+
+
+def _fetch(git: Git, area: Workarea, sha: str, name: str) -> None:
+    """`sha`, made in the work area's git directory, as the new local branch `name`."""
+    ref = area.fix_ref(sha)
+    git.run(
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--",
+        str(area.git_dir),
+        f"{ref}:refs/heads/{name}",
+    )
 
 
 def _with_fixer_hint(halt: Halt, diagnosis: Diagnosis, settings: Settings) -> Halt:
@@ -134,7 +149,7 @@ def _with_fixer_hint(halt: Halt, diagnosis: Diagnosis, settings: Settings) -> Ha
         f"runs a fixer only where the repository configures its tool: pass `--fixers {','.join(names)}` "
         "to run it anyway."
     )
-    return Halt(halt.reason, f"{halt.message}.\n{hint}", details=halt.details)
+    return halt.keeping(halt.kept, message=f"{halt.message}.\n{hint}")
 
 
 def checkout(repo: Path) -> tuple[Git, str]:

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ci_autofix.clients import Clients, GitHubAPI
-from ci_autofix.deliver import report, stuck
+from ci_autofix.deliver import kept, report, stuck
 from ci_autofix.deliver.supersede import supersede
-from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.errors import Halt, HaltReason, Kept, UserError
 from ci_autofix.flows.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
 from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError
@@ -43,6 +43,7 @@ class _Seen:
     gh: GitHubAPI | None = None
     lineage: Lineage | None = None
     run_url: str = ""
+    name: str = "run"  # of the files that keep a halted attempt's work
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
@@ -56,11 +57,25 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             run_url=seen.run_url,
             cost_usd=spent.cost_usd if spent else None,
             agent_turns=spent.turns if spent else None,
+            **(_keep(halt.kept, settings, runner, seen.name) if halt.kept else {}),
         )
         if seen.gh is not None and seen.lineage is not None:
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
-        runner.summary(report.summary(outcome, diagnosis=seen.diagnosis))
+        summary = report.summary(outcome, diagnosis=seen.diagnosis)
+        runner.summary(summary + (f"\n{kept.summary(halt.kept)}\n" if halt.kept else ""))
         return outcome
+
+
+def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
+    """The halted attempt's work in files under RUNNER_TEMP: the outcome's `*_path` fields."""
+    try:
+        written = kept.write(work, settings.runner_temp, name, Redactor(settings.secrets()))
+    except OSError as exc:
+        runner.warning(
+            f"The halted attempt's work could not be kept in files ({exc}); the job summary has it."
+        )
+        return {}
+    return {key.replace("-", "_"): path for key, path in written.items()}
 
 
 def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
@@ -68,6 +83,7 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     check_guards(event, settings)  # from the payload alone: no API call before this
     run = event.run
     seen.run_url = run.html_url
+    seen.name = f"run-{run.id}-{run.run_attempt}"
     branch = run.head_branch or ""
     if run.conclusion == "success":
         return _succeeded(clients.github(), settings, runner, event, seen)

@@ -13,14 +13,14 @@ the caller delivers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.agent.loop import Budget
 from ci_autofix.clients import Model
-from ci_autofix.errors import Halt, HaltReason
-from ci_autofix.fixers import FixerRun, plan_fixers, run_fixers
+from ci_autofix.errors import Halt, HaltReason, Kept
+from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
 from ci_autofix.git import Git
 from ci_autofix.ladder.evidence import Verification
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
@@ -79,7 +79,6 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     git = job.area.git
     commands = job.commands
     notes: list[str] = list(job.notes)
-    partial = ""
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
     clean = CleanRuns(
@@ -97,17 +96,70 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     for evidence in clean.reproduce() if commands or settings.test_command else []:
         runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
 
+    seen = _Seen()
+    try:
+        return _climb(job, runner, sandbox, git, clean, plan, notes, seen)
+    except Halt as halt:
+        raise _keeping(halt, job, sandbox, git, seen) from None
+
+
+@dataclass
+class _Seen:
+    """What the climb has made so far: kept for a human when it halts."""
+
+    verification: Verification | None = None
+    agent: AgentResult | None = None
+
+
+def _keeping(halt: Halt, job: LadderInput, sandbox: Sandbox, git: Git, seen: _Seen) -> Halt:
+    """`halt` with the work of the attempt (`Kept`): the change so far, as a diff and as a commit
+    (never proposed, never pushed), its evidence and the agent's conversation."""
+    transcript = (
+        *(seen.agent.transcript if seen.agent else ()),
+        *(halt.kept.transcript if halt.kept else ()),
+    )
+    tree = git.snapshot_tree(job.head_sha, sandbox.written)
+    changed = tree != git.tree_of(job.head_sha)
+    if not changed and not transcript:
+        return halt
+    commit = ""
+    if changed:
+        commit = git.commit_tree(
+            tree,
+            job.head_sha,
+            f"ci-autofix: the change of a halted attempt ({halt.reason.value}), not proposed\n",
+        )
+    evidence = seen.verification.to_markdown() if changed and seen.verification else ""
+    diff = git.diff(job.head_sha, tree) if changed else ""
+    return halt.keeping(Kept(diff=diff, commit=commit, evidence=evidence, transcript=transcript))
+
+
+def _climb(
+    job: LadderInput,
+    runner: Runner,
+    sandbox: Sandbox,
+    git: Git,
+    clean: CleanRuns,
+    plan: list[FixerSpec],
+    notes: list[str],
+    seen: _Seen,
+) -> Proposal:
+    """The rungs after reproduction: fixers, the agent, the patch checks."""
+    settings, commands, partial = job.settings, job.commands, ""
     runner.stage("deterministic fixers")
     fixer_runs = run_fixers(sandbox, plan, tools_dir=job.tools_dir, timeout=settings.command_timeout)
     for run in fixer_runs:
         runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
 
-    verification = _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
+    verification = seen.verification = (
+        _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
+    )
     agent_result: AgentResult | None = None
     if not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
             agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner)
+            seen.agent, seen.verification = agent_result, verification
         elif _changed(git, sandbox, job.head_sha):
             partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
             notes.append(partial)
@@ -130,7 +182,9 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             )
         raise Halt(HaltReason.NO_CHANGES, "The fixers produced no change to propose.")
     if verification is not None and verification.tree != tree:
-        verification = _verify(sandbox, job, git, clean)  # what is proposed is what was verified
+        verification = seen.verification = _verify(
+            sandbox, job, git, clean
+        )  # what is proposed is what was verified
     fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
     diff = git.diff(job.head_sha, fix_sha)
     verdict = check_diff(
@@ -205,7 +259,7 @@ def _agent_rungs(
             )
         )
         try:
-            result = run_agent(
+            retry = run_agent(
                 _request(job, context),
                 llm=llm,
                 sandbox=sandbox,
@@ -213,12 +267,14 @@ def _agent_rungs(
                 on_turn=progress,
                 budget=budget,
             )
+            result = replace(retry, transcript=(*result.transcript, *retry.transcript))
         except Halt as halt:
             raise Halt(
                 halt.reason,
                 f"The agent's first fix did not make the failing command pass; on its retry, {halt.message}",
                 details=halt.details,
                 spent=halt.spent,
+                kept=Kept(transcript=(*result.transcript, *(halt.kept.transcript if halt.kept else ()))),
             ) from None
         verification = _verify(sandbox, job, git, clean)
     return result, verification

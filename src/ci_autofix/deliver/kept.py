@@ -1,0 +1,89 @@
+"""The work of a halted attempt, kept for a human: nothing of it is proposed or pushed.
+
+When a halt comes after a change exists (a policy block, a failed verification, a budget or a
+model outage after the agent edited files), its diff, the verification evidence and the agent's
+transcript are shown collapsed in the job summary (capped), and written in full, redacted, under
+`RUNNER_TEMP/ci-autofix/run-<id>-<attempt>/` with their paths in the outputs `patch-path` and
+`transcript-path`, so the workflow can keep them (`actions/upload-artifact` under `if: always()`).
+In a container action the runner mounts `RUNNER_TEMP` at `/github/runner_temp`: the files are
+written there and the outputs name them by the runner's path, which the next steps see.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ci_autofix.errors import Kept
+from ci_autofix.markdown import fence, html_code
+from ci_autofix.redact import Redactor
+
+CONTAINER_TEMP = Path("/github/runner_temp")
+MAX_SUMMARY_CHARS = 20_000
+
+
+def summary(kept: Kept) -> str:
+    """The kept work as collapsed sections of the job summary."""
+    parts = []
+    if kept.diff:
+        parts.append(_details("The change that was not proposed", fence(_capped(kept.diff), "diff")))
+    if kept.evidence:
+        parts.append(_details("Its verification", kept.evidence))
+    if kept.transcript:
+        text = json.dumps(kept.transcript, indent=1, ensure_ascii=False)
+        parts.append(
+            _details(
+                f"The agent's transcript ({len(kept.transcript)} messages)", fence(_capped(text), "json")
+            )
+        )
+    return "\n\n".join(parts)
+
+
+def write(kept: Kept, runner_temp: Path | None, name: str, redact: Redactor) -> dict[str, str]:
+    """Write the kept work under the runner's temp dir, owned like that dir (so the runner can
+    clean it up); the outputs that name the files. Nothing is followed: a link there is refused."""
+    if runner_temp is None:
+        return {}
+    inside = CONTAINER_TEMP if CONTAINER_TEMP.is_dir() else runner_temp
+    owner = inside.stat()
+    directory = inside / "ci-autofix"
+    for step in (directory, directory / name):
+        try:
+            step.mkdir(mode=0o755)
+        except FileExistsError:
+            if step.is_symlink() or not step.is_dir() or step.name == name:
+                raise
+        if os.geteuid() == 0:
+            os.chown(step, owner.st_uid, owner.st_gid, follow_symlinks=False)
+    files = {
+        "patch-path": ("fix.patch", kept.diff),
+        "evidence-path": ("evidence.md", kept.evidence),
+        "transcript-path": (
+            "transcript.json",
+            json.dumps(kept.transcript, indent=1, ensure_ascii=False) if kept.transcript else "",
+        ),
+    }
+    outputs = {}
+    for output, (filename, text) in files.items():
+        if not text:
+            continue
+        fd = os.open(directory / name / filename, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        if os.geteuid() == 0:
+            os.fchown(fd, owner.st_uid, owner.st_gid)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(redact(text).text)
+        outputs[output] = str(runner_temp / "ci-autofix" / name / filename)
+    return outputs
+
+
+def _details(title: str, body: str) -> str:
+    return f"<details><summary>{html_code(title)}</summary>\n\n{body}\n\n</details>"
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_SUMMARY_CHARS:
+        return text
+    return (
+        text[:MAX_SUMMARY_CHARS] + f"\n… ({len(text) - MAX_SUMMARY_CHARS} more characters in the kept files)"
+    )
