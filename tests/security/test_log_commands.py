@@ -252,7 +252,7 @@ def test_local_fix_runs_no_command_that_only_the_log_names(tmp_path: Path) -> No
     lines += ["##[error]Process completed with exit code 1."]
     log = "".join(f"{stamp} {line}\n" for line in lines).encode()
 
-    result = cli("fix", "-", cwd=repo, stdin=log, env={"HOME": str(tmp_path)})
+    result = cli("fix", "-", cwd=repo, home=tmp_path, stdin=log)
 
     assert not marker.exists()
     assert result.returncode == 3 and "Traceback" not in result.stderr, result.stderr
