@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from emulator.sample import git, init_repo
+from testing.git import git, init_repo
 
 from ci_autofix.git import Identity, configured_identity
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from calc_scenario import messages_process
-from emulator.sample import git, init_repo
 from fakes.messages import reply, tool_use
+from testing.git import git, init_repo
 
 from ci_autofix.cli.demo import job_log
 from ci_autofix.git import BOT_EMAIL, BOT_NAME

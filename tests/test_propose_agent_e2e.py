@@ -26,8 +26,8 @@ from calc_scenario import (
     seed,
 )
 from emulator import GitHubEmulator
-from emulator.sample import git
 from fakes.messages import reply, tool_use
+from testing.git import git
 
 from ci_autofix.state.marker import parse
 
