@@ -16,7 +16,7 @@ from format_scenario import REPO, Scenario, make_scenario
 from testing.git import clone, git
 
 from ci_autofix.deliver.suggestion import UNVERIFIED_LABEL
-from ci_autofix.state.marker import parse
+from ci_autofix.state.marker import Suggestion, parse
 
 
 @pytest.fixture
@@ -113,13 +113,20 @@ def test_a_rerun_of_the_same_run_changes_nothing(scenario: Scenario) -> None:
     assert len([r for r in scenario.emu.api_requests() if r.method != "GET"]) == writes_before
 
 
-@pytest.mark.parametrize("conclusion", ["cancelled", "success"])
+@pytest.mark.parametrize("conclusion", ["cancelled", "skipped"])
 def test_not_a_failure_halts_before_any_api_call(scenario: Scenario, conclusion: str) -> None:
     result = scenario.propose(scenario.event(conclusion=conclusion))
     assert result.exit_code == 0
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "not-a-failure")
     assert conclusion in result.summary
     assert scenario.emu.api_requests() == []
+
+
+def test_a_green_run_on_a_human_commit_halts_and_writes_nothing(scenario: Scenario) -> None:
+    result = scenario.propose(scenario.event(conclusion="success"))
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "not-a-failure")
+    assert "did not make" in result.summary
+    assert [r for r in scenario.emu.api_requests() if r.method != "GET"] == []
 
 
 def test_fork_pull_requests_halt_before_any_api_call(scenario: Scenario) -> None:
@@ -216,21 +223,29 @@ def test_with_a_ci_token_the_fix_is_pushed_with_it(scenario: Scenario) -> None:
 
 
 def test_attempts_are_read_back_from_github_and_bounded(scenario: Scenario) -> None:
-    for run_id in (1, 2):
+    """Open suggestions made for the failing commit by other runs count; one made for an older
+    commit is stale: it does not count, and it is closed."""
+    some_commit = scenario.head_sha  # the records only need valid commit ids
+    for run_id, head in ((1, scenario.head_sha), (2, scenario.head_sha), (3, "0" * 40)):
         branch = f"ci-autofix/feature/{run_id}"
         git(scenario.source, "push", "-q", str(scenario.emu.bare_path(REPO)), f"feature:refs/heads/{branch}")
+        record = Suggestion(
+            run_id=run_id, failing_branch="feature", head_sha=head, fix_sha=some_commit, fix_branch=branch
+        )
         scenario.emu.add_pull(
             REPO,
             branch,
             "feature",
             "an earlier suggestion",
+            body=f"earlier\n\n{record.render()}\n",
             labels=["ci-autofix"],
             user="github-actions[bot]",
         )
     result = scenario.propose(**{"max-attempts": "2"})
     assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "attempts-exhausted")
-    assert "#1, #2" in result.summary
-    assert len(scenario.emu.pulls(REPO)) == 2
+    assert "2 attempt(s)" in result.summary
+    assert [p.state for p in scenario.emu.pulls(REPO)] == ["open", "open", "closed"]
+    assert "moved on" in scenario.emu.comments(REPO, 3)[0]
 
     result = scenario.propose(**{"max-attempts": "3"})
     assert result.outputs["status"] == "proposed"

@@ -97,6 +97,27 @@ MUTATIONS = [
         ("tests/test_propose_e2e.py::test_a_fix_that_could_not_be_verified_is_a_draft",),
     ),
     Mutation(
+        "lineage-status-parent-not-checked",
+        "state/ledger.py",
+        "    if vouched is None or vouched.head_sha != commit.parents[0]:\n",
+        "    if vouched is None:\n",
+        ("tests/loop/test_lineage.py",),
+    ),
+    Mutation(
+        "lineage-stale-suggestions-count",
+        "state/ledger.py",
+        "open_for_head=[s for s in open_ if s.record is not None and s.record.head_sha == head_sha],",
+        "open_for_head=open_,",
+        ("tests/test_propose_e2e.py::test_attempts_are_read_back_from_github_and_bounded",),
+    ),
+    Mutation(
+        "redelivery-never-finishes",
+        "deliver/suggestion.py",
+        "    return report.APPLY_PLACEHOLDER in pull.body\n",
+        "    return False\n",
+        ("tests/loop/test_redelivery.py",),
+    ),
+    Mutation(
         "pyskips-xfail-not-a-skip",
         "policy/pyskips.py",
         '        "pytest.xfail",\n',

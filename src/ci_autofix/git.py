@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ci_autofix import shell
 from ci_autofix.errors import UserError
+from ci_autofix.redact import redact
 
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
@@ -99,8 +100,14 @@ class GitError(Exception):
 
 @dataclass(frozen=True)
 class PushResult:
+    """What one `git push` did. `stale`: the lease refused (the remote ref was not what the lease
+    said), and nothing else went wrong; any other failure is described by `push_error`."""
+
     ok: bool
     output: str
+    stale: bool = False
+    timed_out: bool = False
+    duration_s: float = 0.0
 
 
 def auth_env(server_url: str, token: str) -> dict[str, str]:
@@ -265,16 +272,136 @@ class Git:
         server_url: str,
         lease: tuple[str, str] | None = None,
     ) -> PushResult:
-        """Push `refspec`; with `lease=(ref, sha)` the remote ref must still be `sha` (empty: absent)."""
+        """Push `refspec`; with `lease=(ref, sha)` the remote ref must still be `sha` (empty: absent).
+
+        Never raises for what the remote or the network did: a refused, failed or timed-out push
+        is a `PushResult` that is not `ok` (`push_error` says why and what to do)."""
         args = ["push", "--porcelain", "--no-verify"]
         if lease is not None:
             args.append(f"--force-with-lease={lease[0]}:{lease[1]}")
         args += ["--", remote_url, refspec]
         result = self.run(*args, env=auth_env(server_url, token), check=False)
-        stale = "stale info" in result.output or "fetch first" in result.output
-        if not result.ok and not stale and "non-fast-forward" not in result.output:
-            raise GitError(args, result)
-        return PushResult(ok=result.ok, output=result.output)
+        return PushResult(
+            ok=result.ok,
+            output=result.output,
+            stale=not result.ok and _STALE in result.output and _REJECTED_BY_REMOTE not in result.output,
+            timed_out=result.timed_out,
+            duration_s=result.duration_s,
+        )
+
+
+_STALE = "(stale info)"  # git's words when the lease, and only it, refused
+_REJECTED_BY_REMOTE = "[remote rejected]"
+_GITHUB_STATUS = "https://www.githubstatus.com"
+
+
+def push_error(push: PushResult, *, doing: str, again: str, note: str = "") -> UserError:
+    """Why a push that is not `ok` failed, in GitHub's own words (redacted), and what to do.
+
+    `doing` completes "git could not …" (for example "push the fix onto `main`"); `again` says
+    how to retry ("dispatch apply again"); `note` says what was done about it (a branch deleted).
+    """
+    said = _remote_said(push.output)
+    lowered = push.output.lower()
+    if push.timed_out:
+        why = f"git timed out after {push.duration_s:.0f}s and was stopped: the server did not finish the push in time"
+        remedy = f"GitHub may be slow or having an incident ({_GITHUB_STATUS}); {again} later."
+    elif "gh006" in lowered or "protected branch" in lowered:
+        why = "a branch protection rule refused it (GH006)"
+        remedy = (
+            "Allow the token's identity to push to the branch in its protection rule (Settings → "
+            "Branches; `github-actions[bot]` for the GITHUB_TOKEN, the `ci-token`'s owner when it "
+            f"is given), or merge the fix by hand; then {again}."
+        )
+    elif "push protection" in lowered or "cannot contain secrets" in lowered:
+        why = "GitHub's push protection found what looks like a secret in the commit"
+        remedy = (
+            "Read the commit's diff for the secret GitHub names: a fix must not carry one, so do not "
+            f"bypass the protection; if it is a false positive, mark it so on GitHub, then {again}."
+        )
+    elif "gh013" in lowered or "rule violations" in lowered:
+        why = "a repository ruleset refused it (GH013)"
+        remedy = (
+            "Add the token's identity to the ruleset's bypass list (Settings → Rules → Rulesets), or "
+            f"change the rule the message names; then {again}."
+        )
+    elif "to create or update workflow" in lowered:
+        # GitHub's words for an App without `workflows` and for an OAuth token without `workflow`
+        why = "the change touches a workflow file, which the token may not change"
+        remedy = (
+            "Pass a `ci-token` that may change workflows (a PAT with the `workflow` scope, or an App "
+            f"token with `workflows: write`); the GITHUB_TOKEN never can. Then {again}."
+        )
+    elif _REJECTED_BY_REMOTE in push.output or "hook declined" in lowered:
+        why = "a hook on the server refused it"
+        remedy = (
+            f"Read the server's message above; ask the repository's admins what it requires; then {again}."
+        )
+    elif "returned error: 403" in lowered or ("permission to" in lowered and "denied" in lowered):
+        why = "GitHub refused the token (403)"
+        remedy = (
+            "Give the job `contents: write` in its `permissions:`; a `ci-token`, when given, is used "
+            f"to push and must be allowed to push to the repository. Then {again}."
+        )
+    elif (
+        "returned error: 401" in lowered
+        or "authentication failed" in lowered
+        or "could not read username" in lowered
+    ):
+        why = "GitHub rejected the token (401)"
+        remedy = (
+            "Pass a valid token (`github-token`, and `ci-token` when given): an expired token, or "
+            f"one for another repository or GitHub host, does not work. Then {again}."
+        )
+    elif code := re.search(r"returned error: (5\d\d)", lowered):
+        why = f"GitHub's git service failed (HTTP {code.group(1)})"
+        remedy = (
+            f"GitHub may be having an incident ({_GITHUB_STATUS}); {again} in a few minutes. "
+            "The push may have landed even so: a re-run finds it."
+        )
+    elif any(
+        words in lowered
+        for words in (
+            "could not resolve host",
+            "failed to connect",
+            "connection refused",
+            "connection timed out",
+            "connection reset",
+            "operation timed out",
+            "the remote end hung up",
+            "unable to access",
+        )
+    ):
+        why = "the git server could not be reached"
+        remedy = f"Check the runner's network access to GitHub and `GITHUB_SERVER_URL`; then {again}."
+    else:
+        why = "git gave no reason this recognises"
+        remedy = f"Read git's message above; {again} once its cause is fixed."
+    cause = f"git could not {doing}: {why}."
+    if said:
+        cause += "\n" + said
+    if note:
+        cause += f"\n{note}"
+    return UserError(cause, remedy)
+
+
+def _remote_said(output: str, limit: int = 12) -> str:
+    """The server's and git's own lines about a failed push (the `remote:` text, the rejected
+    ref, `fatal:`), redacted and capped; the porcelain's bookkeeping is left out."""
+    lines = []
+    for raw in output.splitlines():
+        line = raw.rstrip()
+        if line.startswith("remote:"):
+            line = line.removeprefix("remote:").strip()
+            if not line:
+                continue
+        elif line.startswith("!") or line.startswith(("fatal:", "error:")):
+            if "failed to push some refs" in line:
+                continue
+        else:
+            continue
+        lines.append("    " + line.replace("\t", " ")[:300])
+    return redact("\n".join(lines[:limit]))
 
 
 # Variables that would point git at another repository than the one in `cwd`.

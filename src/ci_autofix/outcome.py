@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-RunStatus = Literal["proposed", "applied", "halted", "error"]
+RunStatus = Literal["proposed", "applied", "success", "halted", "error"]
 
 
 @dataclass
@@ -18,7 +18,8 @@ class Outcome:
     fix_sha: str = ""
     pull_request: int | None = None
     pull_request_url: str = ""
-    attempt: int | None = None
+    attempt: int | None = None  # propose: this suggestion's attempt; success: how many it took
+    run_url: str = ""  # propose: the workflow run it handled
     head_sha: str = ""  # apply: the branch's new head
     cost_usd: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -31,6 +32,7 @@ class Outcome:
             "fix-sha": self.fix_sha,
             "pull-request": str(self.pull_request or ""),
             "attempt": str(self.attempt or ""),
+            "run-url": self.run_url,
             "head-sha": self.head_sha,
             "cost-usd": "" if self.cost_usd is None else f"{self.cost_usd:.4f}",
             "result-json": json.dumps(asdict(self), sort_keys=True, default=str),

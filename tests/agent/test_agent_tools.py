@@ -8,6 +8,7 @@ from typing import Literal
 
 import pytest
 from agent_samples import quick_command
+from jsonschema import Draft202012Validator
 
 from ci_autofix.agent.editor import TextEditor
 from ci_autofix.agent.failure import ToolFailure
@@ -55,15 +56,38 @@ def test_schema_is_derived_from_the_signature_and_docstring() -> None:
         "properties": {
             "name": {"type": "string", "description": "Who to greet, over two lines."},
             "count": {"type": "integer", "description": "How many times."},
-            "mode": {"type": "string", "enum": ["a", "b"], "description": "Which mode."},
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "ratio": {"type": "number"},
-            "loud": {"type": "boolean"},
+            "mode": {"type": "string", "enum": ["a", "b"], "default": "a", "description": "Which mode."},
+            "tags": {"type": "array", "items": {"type": "string"}},  # `X | None`: an optional X
+            "ratio": {"type": "number", "default": 1.0},
+            "loud": {"type": "boolean", "default": False},
         },
         "required": ["name", "count"],
         "additionalProperties": False,
     }
-    assert derived({"name": "x", "count": 2, "tags": ["t"], "ratio": 2}) == "x:2:a:['t']:2:False"
+    Draft202012Validator.check_schema(derived.input_schema)
+    assert derived({"name": "x", "count": 2, "tags": ["t"], "ratio": 2}) == "x:2:a:['t']:2.0:False"
+
+
+def test_an_optional_parameter_may_be_omitted_or_null() -> None:
+    derived = tool(sample)
+    assert derived({"name": "x", "count": 1}) == "x:1:a:None:1.0:False"
+    assert (
+        derived({"name": "x", "count": 1, "tags": None, "ratio": None, "mode": None})
+        == "x:1:a:None:1.0:False"
+    )
+
+
+def test_only_derived_titles_are_left_out_of_the_schema() -> None:
+    def titled(title: str) -> str:
+        """Set the title."""
+        return title
+
+    assert tool(titled).input_schema == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
 
 
 @pytest.mark.parametrize(
@@ -72,15 +96,40 @@ def test_schema_is_derived_from_the_signature_and_docstring() -> None:
         ({"count": 1}, "missing required parameter(s): name"),
         ({"name": "x", "count": "1"}, "`count` must be an integer, got str"),
         ({"name": "x", "count": 1.5}, "`count` must be an integer, got float"),
+        ({"name": "x", "count": True}, "`count` must be an integer, got bool"),
+        ({"name": "x", "count": 1, "ratio": True}, "`ratio` must be a number, got bool"),
+        ({"name": "x", "count": 1, "loud": "yes"}, "`loud` must be a boolean, got str"),
         ({"name": "x", "count": 1, "mode": "c"}, "`mode` must be one of a, b"),
-        ({"name": "x", "count": 1, "tags": [1]}, "`tags` items must be a string, got int"),
-        ({"name": "x", "count": 1, "extra": 1}, "unknown parameter(s) extra"),
+        ({"name": "x", "count": 1, "tags": "t"}, "`tags` must be an array, got str"),
+        (
+            {"name": "x", "count": 1, "tags": ["t", 1, 2]},
+            "`tags` items must be a string, got int (`tags[1]`)",
+        ),
+        (
+            {"name": "x", "count": 1, "extra": 1},
+            "unknown parameter(s) extra; the parameters are: name, count, mode",
+        ),
         (["name"], "must be a JSON object"),
     ],
 )
 def test_malformed_input_is_a_tool_failure(arguments: object, problem: str) -> None:
-    with pytest.raises(ToolFailure, match=problem.replace("(", r"\(").replace(")", r"\)")):
-        tool(sample)(arguments)  # type: ignore[arg-type]
+    derived = tool(sample)
+    with pytest.raises(ToolFailure) as caught:
+        derived(arguments)  # type: ignore[arg-type]
+    assert problem in str(caught.value)
+    # what the validation refuses, the schema the model reads refuses too
+    assert not Draft202012Validator(derived.input_schema).is_valid(arguments)
+
+
+def test_every_problem_is_named_at_once_one_per_parameter() -> None:
+    with pytest.raises(ToolFailure) as caught:
+        tool(sample)({"nme": "x", "count": "2", "tags": [1, 2]})
+    assert str(caught.value).splitlines() == [
+        "unknown parameter(s) nme; the parameters are: name, count, mode, tags, ratio, loud",
+        "missing required parameter(s): name",
+        "parameter `count` must be an integer, got str",
+        "parameter `tags` items must be a string, got int (`tags[0]`)",
+    ]
 
 
 def test_the_toolbox_definitions_are_stable_and_small(sandbox: Sandbox) -> None:

@@ -127,15 +127,22 @@ class BareRepo:
 
 # GitHub refuses pushes that touch workflow files unless the token has the `workflows`
 # permission (GITHUB_TOKEN never has it). The emulator tells the hook through the environment.
+# Branch protection and rulesets (`GitHubEmulator.protect_branch`, `.add_ruleset`) come the same
+# way, as JSON: GitHub's own `remote:` lines for each refused ref.
 _PRE_RECEIVE = """#!PYTHON
-import os, subprocess, sys
+import json, os, re, subprocess, sys
 
-if os.environ.get("GH_EMULATOR_WORKFLOWS") != "0":  # only pushes over HTTP with a GITHUB_TOKEN-like token
-    sys.exit(0)
+rules = json.loads(os.environ.get("GH_EMULATOR_PUSH_RULES") or "[]")
+check_workflows = os.environ.get("GH_EMULATOR_WORKFLOWS") == "0"  # over HTTP with a GITHUB_TOKEN-like token
 zero = "0" * 40
 for line in sys.stdin:
     old, new, ref = line.split()
-    if new == zero:
+    for rule in rules:
+        if re.search(rule["ref"], ref):
+            for text in rule["lines"]:  # `{ref}`: the ref pushed to, `{ref_url}`: URL-quoted
+                print(text.replace("{ref}", ref).replace("{ref_url}", ref.replace("/", "%2F")), file=sys.stderr)
+            sys.exit(1)
+    if new == zero or not check_workflows:
         continue
     span = [new, "--not", "--all"] if old == zero else [old + ".." + new]
     names = subprocess.run(["git", "log", "--format=", "--name-only", *span], capture_output=True,

@@ -7,7 +7,9 @@ log-blob host: the job-log redirect crosses hosts, and that host refuses any req
 carries an `Authorization` header, as the real signed URLs do.
 
 Every API request goes through: OpenAPI request check → authentication → injected faults →
-permission denials → the route → OpenAPI response check → rate-limit headers.
+permission denials → the route → OpenAPI response check → rate-limit headers. Any request, on
+any of the three (API, git, blob), may be answered late (`delay`); git and blob requests may be
+failed too (`fail_git`, `fail_blob`).
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ from emulator.servers import Request, Response, Server
 from emulator.shapes import Shapes
 from emulator.state import (
     Comment,
+    Delay,
     Denial,
     Dispatch,
     Fault,
     Job,
     JobSpec,
     Pull,
+    PushRule,
     Repo,
     RequestRecord,
     Rerun,
@@ -79,6 +83,7 @@ class GitHubEmulator(Routes):
         self.requests: list[RequestRecord] = []
         self.violations: list[openapi.Violation] = []
         self.faults: list[Fault] = []
+        self.delays: list[Delay] = []
         self.denials: list[Denial] = []
         self.blobs: dict[str, tuple[str, bytes]] = {}
         self.rate_used = 0
@@ -367,8 +372,69 @@ class GitHubEmulator(Routes):
         """The token lacks `permission`: matching requests get GitHub's 403 for integrations."""
         self.denials.append(Denial(method.upper(), re.compile(path_regex), permission))
 
+    def fail_git(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        *,
+        text: str | None = None,
+        after: bool = False,
+        times: int | None = 1,
+    ) -> None:
+        """The next `times` git smart-HTTP requests matching (`re.search` on the path as sent,
+        `/owner/repo.git/git-receive-pack`) answer `status` with `text`. `after=True`: git first
+        does the work (a push lands), then the answer is lost, as when GitHub's front end gives up
+        (502/504) on a backend that finished."""
+        body = text if text is not None else f"{_REASONS.get(status, 'Error')}\n"
+        self.faults.append(
+            Fault(method.upper(), re.compile(path_regex), status, body, {}, times, "git", after)
+        )
+
+    def fail_blob(self, status: int, *, path_regex: str = "", times: int | None = 1) -> None:
+        """The next `times` requests to the signed-blob host answer `status` with the storage
+        service's XML error (`503`: `ServerBusy`, as Azure Blob Storage says it)."""
+        code = {500: "InternalError", 503: "ServerBusy"}.get(status, "Error")
+        body = f'<?xml version="1.0" encoding="utf-8"?><Error><Code>{code}</Code></Error>'
+        self.faults.append(Fault("GET", re.compile(path_regex), status, body, {}, times, "blob"))
+
+    def delay(
+        self, method: str, path_regex: str, seconds: float, *, server: str = "api", times: int | None = 1
+    ) -> None:
+        """The next `times` requests to `server` (`api`: the path without `/api/v3`; `git`: the
+        path as sent; `blob`: `/_signed/<key>`) matching are answered `seconds` late. The request
+        is carried out either way: a client that gave up has still made its change."""
+        if server not in ("api", "git", "blob"):
+            raise ValueError(f"unknown server {server!r}")
+        self.delays.append(Delay(server, method.upper(), re.compile(path_regex), seconds, times))
+
+    def protect_branch(self, repo: str, branch: str, *, rule: str | None = None) -> None:
+        """`branch` is protected: every push to it is refused with GitHub's GH006 text."""
+        ref = f"refs/heads/{branch}"
+        lines = (
+            "error: GH006: Protected branch update failed for {ref}.",
+            f"error: {rule or 'Changes must be made through a pull request.'}",
+        )
+        self.repos[repo].push_rules.append(PushRule(f"^{re.escape(ref)}$", lines))
+
+    def add_ruleset(
+        self, repo: str, ref_regex: str, *, rule: str = "Changes must be made through a pull request."
+    ) -> None:
+        """A repository ruleset: pushes to refs matching `ref_regex` (`re.search` on the full ref
+        name) are refused with GitHub's GH013 text; `rule` is the violated rule's message."""
+        r = self.repos[repo]
+        lines = (
+            "error: GH013: Repository rule violations found for {ref}.",
+            f"Review all repository rules at {self._repo_web(r)}/rules?ref={{ref_url}}",
+            "",
+            f"- {rule}",
+            "",
+        )
+        r.push_rules.append(PushRule(ref_regex, lines))
+
     def clear_faults(self) -> None:
         self.faults.clear()
+        self.delays.clear()
         self.denials.clear()
 
     # ---- events (what the runner writes to GITHUB_EVENT_PATH) ----------------------------------
@@ -423,6 +489,9 @@ class GitHubEmulator(Routes):
     def comments(self, repo: str, number: int) -> list[str]:
         return [c.body for c in self.repos[repo].pulls[number].comments]
 
+    def commit_comments(self, repo: str, sha: str) -> list[str]:
+        return [c.body for c in self.repos[repo].commit_comments if c.commit_id == sha]
+
     def labels(self, repo: str, number: int) -> list[str]:
         return list(self.repos[repo].pulls[number].labels)
 
@@ -457,12 +526,50 @@ class GitHubEmulator(Routes):
     # ---- the request pipeline -------------------------------------------------------------------
     def _serve(self, request: Request) -> Response:
         if request.path == "/api/v3" or request.path.startswith("/api/v3/"):
-            return self._serve_api(request)
+            late = self._delay_for("api", request.method, request.path.removeprefix("/api/v3") or "/")
+            return self._late(late, self._serve_api(request))
         match = _GIT_PATH.match(request.path)
         if match:
-            return self._serve_git(request, match)
+            late = self._delay_for("git", request.method, request.path)
+            return self._late(late, self._serve_git(request, match))
         self._record(request, 404, None, "api")
         return Response(404, b"Not Found", [("Content-Type", "text/plain")])
+
+    def _delay_for(self, server: str, method: str, path: str) -> float:
+        with self._lock:
+            for delay in self.delays:
+                if (
+                    delay.server == server
+                    and delay.method == method
+                    and delay.pattern.search(path)
+                    and delay.times != 0
+                ):
+                    if delay.times is not None:
+                        delay.times -= 1
+                    return delay.seconds
+        return 0.0
+
+    @staticmethod
+    def _late(seconds: float, response: Response) -> Response:
+        """The answer, `seconds` late (slept outside the lock: other requests go on meanwhile)."""
+        if seconds > 0:
+            time.sleep(seconds)
+        return response
+
+    def _fault_for(self, server: str, method: str, path: str, *, after: bool = False) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if (
+                    fault.server == server
+                    and fault.after == after
+                    and fault.method == method
+                    and fault.pattern.search(path)
+                    and fault.times != 0
+                ):
+                    if fault.times is not None:
+                        fault.times -= 1
+                    return fault
+        return None
 
     def _token_of(self, request: Request) -> str | None:
         value = request.headers.get("authorization", "")
@@ -495,7 +602,11 @@ class GitHubEmulator(Routes):
             self._record(request, 403, None, "git")
             text = f"Permission to {full}.git denied to {self.tokens[token]}.\n"
             return Response(403, text.encode(), [("Content-Type", "text/plain")])
+        if fault := self._fault_for("git", request.method, request.path):
+            self._record(request, fault.status, None, "git")
+            return Response(fault.status, str(fault.body).encode(), [("Content-Type", "text/plain")])
         workflows = "1" if self.workflows_allowed.get(token, True) else "0"
+        rules = [{"ref": rule.ref, "lines": list(rule.lines)} for rule in self.repos[full].push_rules]
         with self._lock:
             cgi = http_backend(
                 self.git_root,
@@ -504,8 +615,11 @@ class GitHubEmulator(Routes):
                 request.query,
                 request.headers,
                 request.body,
-                {"GH_EMULATOR_WORKFLOWS": workflows},
+                {"GH_EMULATOR_WORKFLOWS": workflows, "GH_EMULATOR_PUSH_RULES": json.dumps(rules)},
             )
+        if fault := self._fault_for("git", request.method, request.path, after=True):
+            self._record(request, fault.status, None, "git")
+            return Response(fault.status, str(fault.body).encode(), [("Content-Type", "text/plain")])
         self._record(request, cgi.status, None, "git")
         return Response(cgi.status, cgi.body, cgi.headers)
 
@@ -545,19 +659,16 @@ class GitHubEmulator(Routes):
                 return self._finish(request, path, op, 401, error_body(401, "Requires authentication"), [])
             if token not in self.tokens:
                 return self._finish(request, path, op, 401, error_body(401, "Bad credentials"), [])
-            for fault in self.faults:
-                if fault.method == method and fault.pattern.search(path) and fault.times != 0:
-                    if fault.times is not None:
-                        fault.times -= 1
-                    return self._finish(
-                        request,
-                        path,
-                        None,
-                        fault.status,
-                        fault.body,
-                        list(fault.headers.items()),
-                        rate_headers=not any(k.startswith("x-ratelimit") for k in fault.headers),
-                    )
+            if fault := self._fault_for("api", method, path):
+                return self._finish(
+                    request,
+                    path,
+                    None,
+                    fault.status,
+                    fault.body,
+                    list(fault.headers.items()),
+                    rate_headers=not any(k.startswith("x-ratelimit") for k in fault.headers),
+                )
             for denial in self.denials:
                 if denial.method == method and denial.pattern.search(path):
                     docs = f"{DOCS}{_doc_anchor(op)}"
@@ -612,7 +723,13 @@ class GitHubEmulator(Routes):
         )
 
     def _serve_blob(self, request: Request) -> Response:
+        return self._late(self._delay_for("blob", request.method, request.path), self._blob(request))
+
+    def _blob(self, request: Request) -> Response:
         key = request.path.removeprefix("/_signed/")
+        if fault := self._fault_for("blob", request.method, request.path):
+            self._record(request, fault.status, None, "blob")
+            return Response(fault.status, str(fault.body).encode(), [("Content-Type", "application/xml")])
         if "authorization" in request.headers:
             self._record(request, 403, None, "blob")
             body = (

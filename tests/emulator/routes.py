@@ -13,10 +13,10 @@ import re
 import zipfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 from emulator.shapes import example, now
-from emulator.state import Job, Pull, Repo, Run, Status
+from emulator.state import Comment, Job, Pull, Repo, Run, Status
 
 if TYPE_CHECKING:
     from emulator.core import GitHubEmulator
@@ -52,6 +52,9 @@ def _validation(docs: str, **error: Any) -> ApiError:
 
 
 _ROUTES: list[tuple[str, re.Pattern[str], str]] = []
+
+
+_DOCS_EDIT_COMMENT = "https://docs.github.com/rest/issues/comments#update-an-issue-comment"
 
 
 def route(method: str, pattern: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
@@ -911,6 +914,95 @@ class Routes:
             api, self._repo_web(r), comment.id, pull.number, text, self._user_json(login)
         )
         return 201, out, [("Location", f"{api}/issues/comments/{comment.id}")]
+
+    @route("PATCH", r"/issues/comments/(?P<comment_id>\d+)")
+    def edit_comment(
+        self: GitHubEmulator, r: Repo, comment_id: str, body: Any, login: str, **_: Any
+    ) -> Result:
+        for pull in r.pulls.values():
+            for comment in pull.comments:
+                if comment.id == int(comment_id):
+                    self._edit(r, comment, body, login)
+                    return 200, self._comment_json(r, pull.number, comment), []
+        raise _not_found()
+
+    def _edit(self: GitHubEmulator, r: Repo, comment: Comment, body: Any, login: str) -> None:
+        """An edit by the comment's author, or by someone who may write to the repository."""
+        if comment.user != login and self.permission_of(r, login) not in ("admin", "maintain", "write"):
+            raise ApiError(403, "Resource not accessible by integration", _DOCS_EDIT_COMMENT)
+        comment.body = str((body or {}).get("body") or "")
+
+    def _comment_json(self: GitHubEmulator, r: Repo, number: int, comment: Comment) -> dict[str, Any]:
+        return self.shapes.comment(
+            self._repo_api(r),
+            self._repo_web(r),
+            comment.id,
+            number,
+            comment.body,
+            self._user_json(comment.user),
+        )
+
+    @route("DELETE", r"/issues/(?P<number>\d+)/labels/(?P<label>[^/]+)")
+    def remove_label(self: GitHubEmulator, r: Repo, number: str, label: str, **_: Any) -> Result:
+        pull = self._pull(r, number)
+        label = unquote(label)
+        if label not in pull.labels:
+            raise ApiError(
+                404,
+                "Label does not exist",
+                "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue",
+            )
+        pull.labels.remove(label)
+        api = self._repo_api(r)
+        return 200, [self.shapes.label(api, self._label_id(r, n), n) for n in pull.labels], []
+
+    # ---- commit comments --------------------------------------------------------------------------------
+    @route("GET", r"/commits/(?P<sha>[0-9a-f]{40})/comments")
+    def list_commit_comments(
+        self: GitHubEmulator, r: Repo, sha: str, query: dict[str, str], **_: Any
+    ) -> Result:
+        items = [self._commit_comment_json(r, c) for c in r.commit_comments if c.commit_id == sha]
+        chunk, links = self._paginate(items, query, f"/repos/{r.full_name}/commits/{sha}/comments")
+        return 200, chunk, links
+
+    @route("POST", r"/commits/(?P<sha>[0-9a-f]{40})/comments")
+    def create_commit_comment(
+        self: GitHubEmulator, r: Repo, sha: str, body: Any, login: str, **_: Any
+    ) -> Result:
+        if r.bare.resolve(sha) is None:
+            raise _not_found()
+        text = (body or {}).get("body")
+        if not isinstance(text, str) or not text:
+            raise _validation(
+                "https://docs.github.com/rest/commits/comments#create-a-commit-comment",
+                resource="CommitComment",
+                field="body",
+                code="missing_field",
+            )
+        comment = Comment(self.new_id(), login, text, commit_id=sha)
+        r.commit_comments.append(comment)
+        out = self._commit_comment_json(r, comment)
+        return 201, out, [("Location", out["url"])]
+
+    @route("PATCH", r"/comments/(?P<comment_id>\d+)")
+    def edit_commit_comment(
+        self: GitHubEmulator, r: Repo, comment_id: str, body: Any, login: str, **_: Any
+    ) -> Result:
+        for comment in r.commit_comments:
+            if comment.id == int(comment_id):
+                self._edit(r, comment, body, login)
+                return 200, self._commit_comment_json(r, comment), []
+        raise _not_found()
+
+    def _commit_comment_json(self: GitHubEmulator, r: Repo, comment: Comment) -> dict[str, Any]:
+        return self.shapes.commit_comment(
+            self._repo_api(r),
+            self._repo_web(r),
+            comment.id,
+            comment.commit_id,
+            comment.body,
+            self._user_json(comment.user),
+        )
 
     @route("POST", r"/issues/(?P<number>\d+)/labels")
     def add_labels(self: GitHubEmulator, r: Repo, number: str, body: Any, **_: Any) -> Result:

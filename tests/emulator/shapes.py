@@ -200,6 +200,28 @@ class Shapes:
         comment.pop("reactions", None)
         return comment  # type: ignore[no-any-return]
 
+    def commit_comment(
+        self, repo_api: str, repo_web: str, cid: int, sha: str, body: str, user: dict[str, Any]
+    ) -> dict[str, Any]:
+        comment = self.rewrite(example("commit-comment"))
+        comment.update(
+            id=cid,
+            node_id=node_id("CC", cid),
+            body=body,
+            user=user,
+            commit_id=sha,
+            url=f"{repo_api}/comments/{cid}",
+            html_url=f"{repo_web}/commit/{sha}#commitcomment-{cid}",
+            path=None,
+            position=None,
+            line=None,
+            author_association="CONTRIBUTOR",
+            created_at=now(),
+            updated_at=now(),
+        )
+        comment.pop("reactions", None)
+        return comment  # type: ignore[no-any-return]
+
     def team(self, org: str, tid: int, slug: str) -> dict[str, Any]:
         team = self.rewrite(example("pull-request")["requested_teams"][0])
         team.update(

@@ -84,6 +84,7 @@ class Comment:
     id: int
     user: str
     body: str
+    commit_id: str = ""  # a commit comment's commit; "" for a comment on a pull request
 
 
 @dataclass
@@ -149,6 +150,8 @@ class Repo:
     teams: set[str] = field(default_factory=set)  # "org/slug"
     permissions: dict[str, str] = field(default_factory=dict)
     statuses: list[Status] = field(default_factory=list)  # in creation order
+    commit_comments: list[Comment] = field(default_factory=list)  # in creation order
+    push_rules: list[PushRule] = field(default_factory=list)  # protected branches, rulesets
     next_number: int = 1
 
     @property
@@ -174,6 +177,28 @@ class Fault:
     body: Any
     headers: dict[str, str]
     times: int | None  # None: until cleared
+    server: str = "api"  # "api" | "git" | "blob"
+    after: bool = False  # git: the request is carried out, then its answer is replaced (lost)
+
+
+@dataclass
+class Delay:
+    """Requests matching on `server` are answered `seconds` late (the work is done first)."""
+
+    server: str  # "api" | "git" | "blob"
+    method: str
+    pattern: re.Pattern[str]
+    seconds: float
+    times: int | None  # None: until cleared
+
+
+@dataclass(frozen=True)
+class PushRule:
+    """Pushes to refs matching `ref` are refused by the pre-receive hook, which prints `lines`
+    (GitHub's own `remote:` text, such as `GH006: Protected branch update failed`)."""
+
+    ref: str  # a regular expression, `re.search` on the full ref name
+    lines: tuple[str, ...]
 
 
 @dataclass

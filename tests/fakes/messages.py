@@ -11,7 +11,10 @@ A turn is a dict, the same in Python and in a script file:
   (`usage` is optional: without it the fake bills the request the way the API would, given
   its cache breakpoints: see `CacheModel`);
 - an error: `{"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded",
-  "retry_after_ms": 1}}`.
+  "retry_after_ms": 1}}`;
+- either, late: `"delay_s": 2.5` in the turn (`slow(2.5, turn)`) sends its answer that many
+  seconds after the request, as a slow API does; a client that timed out meanwhile has had its
+  turn (a retry takes the next one).
 
 Standalone, for a container or another process (it prints nothing but errors):
 
@@ -30,6 +33,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -83,6 +87,11 @@ def reply(
     if stop_details is not None:
         turn["stop_details"] = stop_details
     return turn
+
+
+def slow(seconds: float, turn: dict[str, Any]) -> dict[str, Any]:
+    """`turn`, answered `seconds` after its request."""
+    return {**turn, "delay_s": seconds}
 
 
 def error(
@@ -183,6 +192,7 @@ class Recorded:
     raw: str
     status: int = 0
     response: Any = None
+    delay_s: float = 0.0
 
 
 class FakeMessagesAPI:
@@ -285,14 +295,19 @@ class FakeMessagesAPI:
                         + "\n"
                     )
         data = json.dumps(payload).encode()
-        handler.send_response(status)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(data)))
-        handler.send_header("request-id", f"req_fake_{len(self.requests):04d}")
-        for name, value in headers.items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(data)
+        if record.delay_s:
+            time.sleep(record.delay_s)  # outside the lock: other requests are answered meanwhile
+        try:
+            handler.send_response(status)
+            handler.send_header("content-type", "application/json")
+            handler.send_header("content-length", str(len(data)))
+            handler.send_header("request-id", f"req_fake_{len(self.requests):04d}")
+            for name, value in headers.items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+            handler.close_connection = True
 
     def _respond(self, record: Recorded) -> tuple[int, dict[str, str], Any]:
         path = record.path.split("?")[0]
@@ -311,6 +326,7 @@ class FakeMessagesAPI:
         if not self.turns:
             return _error_body(400, "invalid_request_error", "fake: the script has no more turns")
         turn = self.turns.popleft()
+        record.delay_s = float(turn.get("delay_s") or 0)
         if "error" in turn:
             spec = turn["error"]
             headers = {}

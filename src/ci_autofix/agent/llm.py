@@ -92,6 +92,13 @@ class LLM:
                 f"the Messages API answered HTTP {exc.status_code} ({_said(exc)}) after "
                 f"{self._retries()} retries",
             ) from None
+        except anthropic.APITimeoutError:
+            raise Halt(
+                HaltReason.MODEL_UNAVAILABLE,
+                f"the Messages API did not answer within {self._timeout()} (tried "
+                f"{self._retries() + 1} times); re-run the job later (https://status.anthropic.com "
+                "shows incidents)",
+            ) from None
         except anthropic.APIConnectionError as exc:
             raise Halt(
                 HaltReason.MODEL_UNAVAILABLE,
@@ -118,6 +125,12 @@ class LLM:
 
     def _retries(self) -> int:
         return int(getattr(self.client, "max_retries", 0))
+
+    def _timeout(self) -> str:
+        """The client's timeout for one request, as text (`300s`)."""
+        timeout = getattr(self.client, "timeout", None)
+        seconds = getattr(timeout, "read", timeout)  # a float, or httpx.Timeout's read timeout
+        return f"{seconds:g}s" if isinstance(seconds, int | float) else "the client's timeout"
 
 
 def _said(exc: Any) -> str:

@@ -1,21 +1,25 @@
 """The agent's tools: typed functions whose JSON schema comes from their signature and docstring.
 
-`tool(function)` reads the parameters' annotations (str, int, float, bool, list[str],
-Literal[...], `X | None`) and the Google-style docstring (summary, then `Args:`), and checks
-the model's input against them before calling, so malformed input becomes an error result
-the model can act on. `Toolbox` holds the tools of one attempt: the text editor, `search`,
-`list_files`, `run` and `finish`.
+`tool(function)` builds a pydantic model of the function's parameters (their annotations and
+defaults, with the Google-style docstring's `Args:` as descriptions; strict types, no unknown
+parameter). Its JSON Schema is the tool's input schema, and it checks the arguments of each
+tool call before the call, so malformed input becomes an error result that names each problem.
+`Toolbox` holds the tools of one attempt: the text editor, `search`, `list_files`, `run` and
+`finish`.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import ErrorDetails, core_schema
 
 from ci_autofix.agent.editor import TOOL_NAME as EDITOR_NAME
 from ci_autofix.agent.editor import TextEditor
@@ -29,7 +33,17 @@ from ci_autofix.sandbox import Sandbox, SandboxViolation, command_argv
 
 MAX_RESULT_CHARS = 16_000
 
-_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+# No "1" for 1, no true for 1, no 1 for "1"; an unknown parameter is an error, not ignored.
+_STRICT = ConfigDict(strict=True, extra="forbid")
+
+# pydantic's error types for a value of the wrong JSON type, as the schema names that type.
+_EXPECTED = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "float_type": "a number",
+    "bool_type": "a boolean",
+    "list_type": "an array",
+}
 
 
 @dataclass(frozen=True)
@@ -38,32 +52,32 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     function: Callable[..., str]
+    arguments: type[BaseModel]
 
     def definition(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
     def __call__(self, arguments: dict[str, Any]) -> str:
-        return self.function(**_checked(self.input_schema, arguments))
+        return self.function(**_checked(self, arguments))
 
 
 def tool(function: Callable[..., str], *, name: str | None = None, extra_description: str = "") -> Tool:
-    """A `Tool` whose schema is derived from `function`'s signature and docstring."""
+    """A `Tool` whose arguments model (and so its schema) is derived from `function`'s signature and docstring."""
     hints = typing.get_type_hints(function)
     summary, arg_docs = _parse_docstring(inspect.getdoc(function) or "")
-    properties: dict[str, Any] = {}
-    required: list[str] = []
+    fields: dict[str, Any] = {}
     for param in inspect.signature(function).parameters.values():
         if param.name == "self":
             continue
-        schema = _schema_for(hints.get(param.name, str))
-        if doc := arg_docs.get(param.name):
-            schema["description"] = doc
-        properties[param.name] = schema
-        if param.default is inspect.Parameter.empty:
-            required.append(param.name)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (
+            hints.get(param.name, str),
+            Field(default, description=arg_docs.get(param.name)),
+        )
+    tool_name = name or function.__name__
+    arguments = create_model(tool_name, __config__=_STRICT, **fields)
     description = summary + (f"\n\n{extra_description}" if extra_description else "")
-    schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-    return Tool(name or function.__name__, description, schema, function)
+    return Tool(tool_name, description, _input_schema(arguments), function, arguments)
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
@@ -81,62 +95,85 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return head.strip(), arg_docs
 
 
-def _schema_for(annotation: Any) -> dict[str, Any]:
-    origin = typing.get_origin(annotation)
-    if origin in (types.UnionType, typing.Union):
-        options = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(options) == 1:
-            return _schema_for(options[0])
-    if origin is Literal:
-        values = list(typing.get_args(annotation))
-        return {"type": _JSON_TYPES[type(values[0])], "enum": values}
-    if origin is list:
-        (item,) = typing.get_args(annotation) or (str,)
-        return {"type": "array", "items": _schema_for(item)}
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
-    raise TypeError(f"tool parameter type {annotation!r} has no JSON schema here")
+class _UntitledSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema without the titles it derives from names (noise to the model)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> dict[str, Any]:
+        json_schema = super().model_schema(schema)
+        json_schema.pop("title", None)
+        return json_schema
 
 
-def _checked(schema: dict[str, Any], arguments: object) -> dict[str, Any]:
+def _input_schema(arguments: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema as a tool's `input_schema`: an optional `X | None` parameter reads
+    as an optional X (omitting it, or null, means its default), and a null default is left out."""
+    schema = arguments.model_json_schema(schema_generator=_UntitledSchema)
+    required = schema.get("required", [])
+    for param, prop in schema["properties"].items():
+        options = prop.get("anyOf", [])
+        if param not in required and {"type": "null"} in options and len(options) == 2:
+            (kept,) = [o for o in prop.pop("anyOf") if o != {"type": "null"}]
+            prop.update(kept)
+        if "default" in prop and prop["default"] is None:
+            del prop["default"]
+    return schema
+
+
+def _checked(tool: Tool, arguments: object) -> dict[str, Any]:
+    """`arguments` validated by the tool's model: the keyword arguments to call it with (those
+    given, so the function's defaults apply), or a `ToolFailure` naming every problem."""
     if not isinstance(arguments, dict):
         raise ToolFailure("the tool input must be a JSON object")
-    properties: dict[str, Any] = schema["properties"]
-    unknown = sorted(set(arguments) - set(properties))
-    if unknown:
-        raise ToolFailure(
-            f"unknown parameter(s) {', '.join(unknown)}; the parameters are: {', '.join(properties)}"
-        )
-    missing = [name for name in schema["required"] if name not in arguments]
-    if missing:
-        raise ToolFailure(f"missing required parameter(s): {', '.join(missing)}")
-    for name, value in arguments.items():
-        if value is None and name not in schema["required"]:
-            continue
-        if problem := _mismatch(properties[name], value):
-            raise ToolFailure(f"parameter `{name}` {problem}")
-    return {k: v for k, v in arguments.items() if v is not None}
-
-
-def _mismatch(schema: dict[str, Any], value: object) -> str | None:
-    kind = schema["type"]
-    python = {
-        "string": (str,),
-        "integer": (int,),
-        "number": (int, float),
-        "boolean": (bool,),
-        "array": (list,),
+    params = tool.arguments.model_fields
+    # null for an optional parameter means "not given", as the schema's optional X says
+    given = {
+        k: v for k, v in arguments.items() if not (v is None and k in params and not params[k].is_required())
     }
-    ok = isinstance(value, python[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
-    if not ok:
-        return f"must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}, got {type(value).__name__}"
-    if "enum" in schema and value not in schema["enum"]:
-        return f"must be one of {', '.join(map(str, schema['enum']))}"
-    if kind == "array":
-        for item in value:  # type: ignore[attr-defined]
-            if problem := _mismatch(schema["items"], item):
-                return "items " + problem
-    return None
+    try:
+        valid = tool.arguments.model_validate(given)
+    except ValidationError as exc:
+        raise ToolFailure(_problems(tool, exc.errors())) from None
+    return {name: getattr(valid, name) for name in valid.model_fields_set}
+
+
+def _problems(tool: Tool, errors: list[ErrorDetails]) -> str:
+    unknown = [str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden"]
+    missing = [str(e["loc"][0]) for e in errors if e["type"] == "missing"]
+    lines = []
+    if unknown:
+        lines.append(
+            f"unknown parameter(s) {', '.join(unknown)}; the parameters are: {', '.join(tool.arguments.model_fields)}"
+        )
+    if missing:
+        lines.append(f"missing required parameter(s): {', '.join(missing)}")
+    seen: set[str] = set()
+    for error in errors:
+        param = str(error["loc"][0])
+        if error["type"] in ("extra_forbidden", "missing") or param in seen:
+            continue  # one problem per parameter: the first (for a list, the first bad item)
+        seen.add(param)
+        lines.append(f"parameter `{param}` {_problem(tool.input_schema, error)}")
+    return "\n".join(lines)
+
+
+def _problem(schema: dict[str, Any], error: ErrorDetails) -> str:
+    """What is wrong with one parameter, in the schema's words (`must be an integer, got str`)."""
+    param, *items = error["loc"]
+    prop: dict[str, Any] = schema["properties"].get(param, {})
+    for _ in items:
+        prop = prop.get("items", {})
+    if error["type"] in _EXPECTED:
+        problem = f"must be {_EXPECTED[error['type']]}, got {type(error['input']).__name__}"
+    elif error["type"] == "literal_error" and "enum" in prop:
+        problem = f"must be one of {', '.join(map(str, prop['enum']))}"
+    else:  # pydantic's own words for anything else ("Input should be ...")
+        problem = error["msg"][:1].lower() + error["msg"][1:]
+    if items:  # an item of a list: say which one, e.g. `tags[2]`
+        return f"items {problem} (`{param}{''.join(f'[{i}]' for i in items)}`)"
+    return problem
 
 
 @dataclass

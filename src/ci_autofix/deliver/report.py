@@ -45,10 +45,17 @@ def clip(text: str, limit: int) -> str:
 
 def what_failed(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
     """The failing command (`commands`: from the workflow, never the log's claim), else the tools."""
+    if commands and script_of(commands[0]).splitlines():
+        return code_span(failed_plain(diagnosis, commands))
+    return failed_plain(diagnosis, commands)
+
+
+def failed_plain(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
+    """What failed, as plain text: the failing command's first line (at most 80 characters), else the tools."""
     lines = script_of(commands[0]).splitlines() if commands else []
     if lines:
         first = lines[0]
-        return code_span(first if len(first) <= 80 else first[:80] + "…")
+        return first if len(first) <= 80 else first[:80] + "…"
     tools = sorted(diagnosis.tools - {"generic"})
     return ", ".join(tools) if tools else f"{diagnosis.category.value} failure"
 
@@ -57,8 +64,11 @@ def pr_title(diagnosis: Diagnosis, branch: str, commands: Sequence[str] = ()) ->
     return clip(f"ci-autofix: fix {what_failed(diagnosis, commands)} failing on {code_span(branch)}", 240)
 
 
+APPLY_PLACEHOLDER = "-f pull-request=<this PR's number>"  # until the PR's number is known
+
+
 def approve_command(ctx: RunContext, apply_workflow: str, number: int | None) -> str:
-    pr = str(number) if number else "<this PR's number>"
+    pr = str(number) if number else APPLY_PLACEHOLDER.removeprefix("-f pull-request=")
     return (
         f"gh workflow run {shlex.quote(apply_workflow)} --repo {shlex.quote(ctx.repository)} "
         f"-f pull-request={pr}"
@@ -176,6 +186,8 @@ def summary(outcome: Outcome, *, diagnosis: Diagnosis | None = None, proposal: P
         head = f"## ci-autofix: fix proposed in #{outcome.pull_request}\n\n{outcome.message}"
     elif outcome.status == "applied":
         head = f"## ci-autofix: fix applied\n\n{outcome.message}"
+    elif outcome.status == "success":
+        head = f"## ci-autofix: CI passes after {outcome.attempt} attempt(s)\n\n{outcome.message}"
     else:  # a halt's message may quote the model, a log or an API: shown as code
         head = halted(outcome.reason, outcome.message)
     parts = [head]

@@ -1,8 +1,12 @@
-"""Delivery: the fix commit on a side branch, a PR into the failing branch, reviewers, labels, CI.
+"""Delivery: the fix commit on a side branch, a PR into the failing branch, labels, reviewers, CI.
 
-The side branch is created with a lease that says it must not exist yet, so two runs never
-write the same branch. If anything after the push fails, the side branch is deleted again:
-a failed delivery leaves nothing half-made.
+The side branch is pushed with a lease: it must not exist yet, or still be where an earlier
+delivery of the same run left it without a PR (`_left_behind`: adopted when that head is our
+fix for this run, replaced and named otherwise), so two runs never overwrite each other's work.
+If the push fails (refused, or its answer lost after git wrote the branch) or opening the PR
+fails, the side branch is deleted again. Once the PR exists, the rest (labels, review requests,
+then the apply instructions, which seal the delivery) is done in `finish`; a failure on the way
+leaves an unsealed PR that the next run for the same failed run finishes.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver import report
 from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
-from ci_autofix.git import Git, remote_url
+from ci_autofix.git import Git, PushResult, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.redact import Redacted, Redactor
 from ci_autofix.settings import Settings
@@ -29,12 +33,21 @@ UNVERIFIED_LABEL = "ci-autofix:unverified"
 CHANGES_TESTS_LABEL = "ci-autofix:changes-tests"  # passes only with its own changes to the tests
 
 
+@dataclass(frozen=True)
+class LeftBehind:
+    """The side branch as an earlier delivery of the same run left it: pushed, but no PR."""
+
+    sha: str
+    ours: bool  # its head is the fix ci-autofix made for this run (its provenance status says so)
+
+
 @dataclass
 class Delivery:
     pull: PullInfo
     record: Suggestion
     unrequested_reviewers: list[str] = field(default_factory=list)
     ci_note: str = ""
+    replaced: LeftBehind | None = None
 
 
 def deliver(
@@ -50,20 +63,23 @@ def deliver(
 ) -> Delivery:
     start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
     token = _push_token(settings, start_ci=start_ci)
+    left = _left_behind(gh, settings, record)
     push = git.push(
         remote_url(settings.server_url, settings.repository),
         f"{proposal.fix_sha}:refs/heads/{record.fix_branch}",
         token=token,
         server_url=settings.server_url,
-        lease=(f"refs/heads/{record.fix_branch}", ""),
+        lease=(f"refs/heads/{record.fix_branch}", left.sha if left else ""),
     )
-    if not push.ok:
+    if push.stale:
         raise UserError(
             f"The suggestion branch `{record.fix_branch}` already exists on the remote, but has no "
             "suggestion pull request: another run may be delivering the same fix.",
             "Use the example workflow's `concurrency:` group so runs for one branch queue up; "
             "delete the stray branch and re-run this job.",
         )
+    if not push.ok:
+        raise _push_failed(gh, push, record)
     try:
         provenance.vouch(gh, record, ctx.run_url)
         ci = (
@@ -71,8 +87,14 @@ def deliver(
             if start_ci
             else held_back(gh, settings, workflow_file, record.fix_branch, proposal.verdict)
         )
-        record = record.model_copy(update={"ci_run_id": ci.run_id, "ci_run_url": ci.run_url})
-        unverified = proposal.verification is None or proposal.verification.outcome != "verified"
+        record = record.model_copy(
+            update={
+                "ci_run_id": ci.run_id,
+                "ci_run_url": ci.run_url,
+                "labels": labels_for(settings, proposal),
+            }
+        )
+        unverified = UNVERIFIED_LABEL in record.labels
         redacted = Redactor(settings.secrets())  # the whole title and body, in one place
         title = redacted(report.pr_title(diagnosis, ctx.failing_branch, proposal.commands))
 
@@ -95,17 +117,78 @@ def deliver(
     except BaseException:
         gh.delete_branch(record.fix_branch)
         raise
-    gh.update_pull(pull.number, body=body(pull.number))
+    delivery = finish(gh, pull, record, reviewers, body(pull.number), ci.note)
+    if left is not None:
+        delivery.replaced = left
+    return delivery
+
+
+def finish(
+    gh: GitHubAPI,
+    pull: PullInfo,
+    record: Suggestion,
+    reviewers: list[str],
+    sealed: Redacted,
+    ci_note: str = "",
+) -> Delivery:
+    """What follows the PR's creation: its labels, the review requests, and last the body with the
+    apply instructions for this PR's number, which marks the delivery complete. A delivery that
+    failed on the way is finished by the next run for the same failed run (`unfinished`)."""
+    if missing := [label for label in record.labels if label not in pull.labels]:
+        gh.add_labels(pull.number, missing)
+    unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []
+    gh.update_pull(pull.number, body=sealed)
+    return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci_note)
+
+
+def unfinished(pull: PullInfo) -> bool:
+    """Whether the PR's body still lacks its apply instructions (the last step of a delivery)."""
+    return report.APPLY_PLACEHOLDER in pull.body
+
+
+def labels_for(settings: Settings, proposal: Proposal) -> list[str]:
+    """The labels a suggestion carries: the configured ones, and what the evidence says of the fix."""
+    unverified = proposal.verification is None or proposal.verification.outcome != "verified"
     changes_tests = proposal.verification is not None and proposal.verification.changes_tests
-    labels = [
+    return [
         *settings.labels,
         *([UNVERIFIED_LABEL] if unverified else []),
         *([CHANGES_TESTS_LABEL] if changes_tests else []),
     ]
-    if labels:
-        gh.add_labels(pull.number, labels)
-    unrequested = gh.request_reviewers(pull.number, reviewers) if reviewers else []
-    return Delivery(pull=pull, record=record, unrequested_reviewers=unrequested, ci_note=ci.note)
+
+
+def _left_behind(gh: GitHubAPI, settings: Settings, record: Suggestion) -> LeftBehind | None:
+    """The side branch of this run, when it exists without a PR (the caller found none): a delivery
+    that could neither open the PR nor delete the branch. Its head is adopted when it is our fix for
+    this run, replaced otherwise; either way the push is leased on it, so nothing newer is lost."""
+    sha = gh.branch_sha(record.fix_branch)
+    if sha is None:
+        return None
+    vouched = provenance.vouched_by(gh.statuses(sha), settings.trusted_author)
+    ours = vouched is not None and (vouched.head_sha, vouched.run_id) == (record.head_sha, record.run_id)
+    return LeftBehind(sha, ours)
+
+
+def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion) -> UserError:
+    """The error for a failed push of the side branch, once the branch is gone: git may have
+    written it before the answer was lost, and then it is at our fix commit (the lease said it
+    did not exist before), so it is ours to delete."""
+    branch = record.fix_branch
+    note = ""
+    try:
+        created = gh.branch_sha(branch) == record.fix_sha
+    except UserError as exc:
+        created = False
+        note = f"Whether `{branch}` was created even so could not be checked ({exc.cause}): delete it if it exists."
+    if created:
+        try:
+            gh.delete_branch(branch)
+            note = f"The branch `{branch}` was created even so and has been deleted."
+        except UserError as exc:
+            note = f"The branch `{branch}` was created even so and could not be deleted ({exc.cause}): delete it."
+    return push_error(
+        push, doing=f"push the suggestion branch `{branch}`", again="re-run this job", note=note
+    )
 
 
 def _push_token(settings: Settings, *, start_ci: bool) -> str:

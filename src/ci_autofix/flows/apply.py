@@ -25,7 +25,7 @@ from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
-from ci_autofix.git import Git, GitError, auth_env, remote_url
+from ci_autofix.git import Git, GitError, PushResult, auth_env, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.outcome import Outcome
 from ci_autofix.policy.contents import git_blob_reader
@@ -107,25 +107,17 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         checks.policy_on_diff(
             git.diff(record.head_sha, record.fix_sha), settings, read_blob=git_blob_reader(git)
         )
-        try:
-            push = git.push(
-                url,
-                f"{record.fix_sha}:refs/heads/{branch}",
-                token=push_token,
-                server_url=settings.server_url,
-                lease=(f"refs/heads/{branch}", record.head_sha),
-            )
-        except GitError as exc:
-            raise _git_failed(f"push the fix onto `{branch}`", exc) from None
-    if not push.ok:
-        if "stale info" not in push.output:  # git's words when the lease (and only it) refused
-            raise UserError(
-                f"git refused to push the fix onto `{branch}`, and not because the branch moved:\n"
-                + "\n".join(push.output.strip().splitlines()[-10:]),
-                "Check that no branch protection rule or repository rule forbids the token's identity "
-                "to push to the branch; then dispatch apply again.",
-            )
+        push = git.push(
+            url,
+            f"{record.fix_sha}:refs/heads/{branch}",
+            token=push_token,
+            server_url=settings.server_url,
+            lease=(f"refs/heads/{branch}", record.head_sha),
+        )
+    if push.stale:
         _stale(gh, pull, record, runner)
+    if not push.ok:
+        _push_failed(gh, push, record, runner)
 
     runner.stage(f"{branch} is now at {record.fix_sha[:12]}")
     # The fix has landed: what follows is housekeeping, and a failure there must not hide that.
@@ -216,6 +208,25 @@ def _fetch_fix(root: Path, url: str, record: Suggestion, token: str, server_url:
     except GitError as exc:
         raise _git_failed(f"fetch the suggestion branch `{record.fix_branch}`", exc) from None
     return git
+
+
+def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion, runner: Runner) -> None:
+    """A push that failed, but not on the lease: when its answer was lost after GitHub took it
+    (the branch is at the fix), the fix has landed and apply goes on; otherwise an error that
+    says what refused it and what to do."""
+    branch = record.failing_branch
+    try:
+        landed = gh.branch_sha(branch) == record.fix_sha
+    except UserError:
+        landed = False
+    error = push_error(
+        push,
+        doing=f"push the fix onto `{branch}`",
+        again="dispatch apply again (it reports `already-applied` if the fix did land)",
+    )
+    if not landed:
+        raise error
+    runner.warning(f"{error.cause}\nThe branch is at the fix {record.fix_sha[:12]} even so: the push landed.")
 
 
 def _git_failed(doing: str, exc: GitError) -> UserError:

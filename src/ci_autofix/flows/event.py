@@ -155,8 +155,8 @@ def parse_workflow_run(data: dict[str, Any]) -> WorkflowRunEvent:
 def check_guards(event: WorkflowRunEvent, settings: Settings) -> None:
     """Halt (never raise an error) for runs the propose flow must not handle."""
     run = event.workflow_run
-    handled = {"failure"} | ({"timed_out"} if settings.fix_timed_out else set())
-    if run.conclusion not in handled:
+    handled = {"failure", "success"} | ({"timed_out"} if settings.fix_timed_out else set())
+    if run.conclusion not in handled:  # success: the loop may have ended well (`flows.propose`)
         hint = " (set `fix-timed-out: true` to handle timeouts)" if run.conclusion == "timed_out" else ""
         raise Halt(
             HaltReason.NOT_A_FAILURE,

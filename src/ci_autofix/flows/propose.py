@@ -1,26 +1,31 @@
 """The propose flow: from a failed `workflow_run` to a suggestion PR that asks for review.
 
-event ─► guards ─► existing? ─► attempt ─► failed jobs' logs ─► triage ─► fix ladder ─► deliver
+event ─► guards ─► existing? ─► lineage (attempts) ─► stuck at the cap? ─► failed jobs' logs
+      ─► triage ─► fix ladder ─► deliver ─► supersede the suggestions for older commits
+
+A run that concluded `success` on a fix ci-autofix made ends the loop: `status: success`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ci_autofix.clients import Clients, GitHubAPI
-from ci_autofix.deliver import report
+from ci_autofix.deliver import report, stuck
+from ci_autofix.deliver.supersede import supersede
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
 from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError
-from ci_autofix.github import JobInfo
+from ci_autofix.github import JobInfo, PullInfo
 from ci_autofix.outcome import Outcome
+from ci_autofix.redact import Redactor
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
-from ci_autofix.state.ledger import find_existing, next_attempt, side_branch
-from ci_autofix.state.marker import Suggestion
+from ci_autofix.state.ledger import Existing, Lineage, find_existing, lineage, side_branch
+from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
 from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.locate import locate_failures
 from ci_autofix.triage.model import Diagnosis, Failure
@@ -32,9 +37,12 @@ if TYPE_CHECKING:
 
 @dataclass
 class _Seen:
-    """What the flow learned before it halted, for the summary."""
+    """What the flow learned before it halted: for the summary, and the suggestions it supersedes."""
 
     diagnosis: Diagnosis | None = None
+    gh: GitHubAPI | None = None
+    lineage: Lineage | None = None
+    run_url: str = ""
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
@@ -42,7 +50,9 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     try:
         return _propose(settings, clients, runner, seen)
     except Halt as halt:
-        outcome = halted(halt)
+        outcome = halted(halt, run_url=seen.run_url)
+        if seen.gh is not None and seen.lineage is not None:
+            _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
         runner.summary(report.summary(outcome, diagnosis=seen.diagnosis))
         return outcome
 
@@ -51,31 +61,26 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     event = parse_workflow_run(read_payload(settings.event_path))
     check_guards(event, settings)  # from the payload alone: no API call before this
     run = event.run
+    seen.run_url = run.html_url
     branch = run.head_branch or ""
+    if run.conclusion == "success":
+        return _succeeded(clients.github(), settings, runner, event, seen)
     fix_branch = side_branch(settings.branch_prefix, branch, run.id)
     git = _checkout(settings.workspace, run.head_sha)
-    gh = clients.github()
+    gh = seen.gh = clients.github()
+    _still_at_head(gh, event)  # a run for an older commit must not act on what is newer
 
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
     if existing := find_existing(gh, fix_branch):
-        record = existing.record
-        return Outcome(
-            "proposed",
-            reason="already-proposed",
-            message=f"This run was already handled: {existing.pull.html_url}. Nothing changed.",
-            fix_branch=fix_branch,
-            fix_sha=record.fix_sha if record else "",
-            pull_request=existing.pull.number,
-            pull_request_url=existing.pull.html_url,
-            attempt=record.attempt if record else None,
-        )
-    attempt = next_attempt(
-        gh,
-        prefix=settings.branch_prefix,
-        failing_branch=branch,
-        head_sha=run.head_sha,
-        max_attempts=settings.max_attempts,
-    )
+        return _again(gh, settings, runner, event, existing, fix_branch)
+    line = seen.lineage = _lineage(gh, settings, event)
+    failing = stuck.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
+    if line.fresh and stuck.unstick(gh, failing.pull):
+        runner.info(f"  a new lineage: the `{stuck.STUCK_LABEL}` label is off the failing PR")
+    if line.attempts >= settings.max_attempts:
+        _stuck(gh, settings, runner, event, line, failing, seen)
+    attempt = line.attempts + 1
+    runner.info(f"  attempt {attempt} of {settings.max_attempts} on this lineage")
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
     from ci_autofix.ladder.run import LadderInput, run_ladder
@@ -110,9 +115,189 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
             ),
             runner,
         )
-        outcome = _deliver(gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt)
+        outcome, pull = _deliver(
+            gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt
+        )
+    _supersede(gh, settings, runner, line, newer=pull)
     runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
     return outcome
+
+
+def _again(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    existing: Existing,
+    fix_branch: str,
+) -> Outcome:
+    """A run already handled: finish what its delivery left undone (labels, review requests, the
+    apply instructions), else change nothing."""
+    from ci_autofix.deliver.suggestion import finish, reviewers_for, unfinished
+
+    run, pull, record = event.run, existing.pull, existing.record
+    reason, message = "already-proposed", f"This run was already handled: {pull.html_url}. Nothing changed."
+    if (
+        record is not None
+        and pull.state == "open"
+        and pull.author == settings.trusted_author
+        and unfinished(pull)
+    ):
+        runner.stage(f"finishing the delivery of #{pull.number}, which stopped half-way")
+        reviewers = reviewers_for(
+            gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
+        )
+        sealed = pull.body.replace(report.APPLY_PLACEHOLDER, f"-f pull-request={pull.number}")
+        finish(gh, pull, record, reviewers, Redactor(settings.secrets())(sealed))
+        reason = "repaired"
+        message = (
+            f"The earlier delivery of this run stopped half-way; {pull.html_url} now has its labels, "
+            "review requests and apply instructions."
+        )
+    return Outcome(
+        "proposed",
+        reason=reason,
+        message=message,
+        fix_branch=fix_branch,
+        fix_sha=record.fix_sha if record else "",
+        pull_request=pull.number,
+        pull_request_url=pull.html_url,
+        attempt=record.attempt if record else None,
+        run_url=run.html_url,
+    )
+
+
+def _still_at_head(gh: GitHubAPI, event: WorkflowRunEvent) -> None:
+    """Halt when the failing branch no longer points at the run's commit: the newer commit's own
+    CI run decides what happens next (a re-run of an old run would otherwise supersede newer work)."""
+    run = event.run
+    live = gh.branch_sha(run.head_branch or "")
+    if live != run.head_sha:
+        where = f"moved on to {live[:12]}" if live else "no longer exists"
+        raise Halt(
+            HaltReason.BRANCH_MOVED,
+            f"`{run.head_branch}` {where} since run {run.id} ran on {run.head_sha[:12]}: nothing is done for "
+            "this run. The newer commit's CI run is the one that counts.",
+        )
+
+
+def _lineage(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Lineage:
+    return lineage(
+        gh,
+        prefix=settings.branch_prefix,
+        failing_branch=event.run.head_branch or "",
+        head_sha=event.run.head_sha,
+        trusted=settings.trusted_author,
+        max_attempts=settings.max_attempts,
+    )
+
+
+def _stuck(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    line: Lineage,
+    failing: stuck.Where,
+    seen: _Seen,
+) -> NoReturn:
+    """At the cap: the stuck report (with this failure's excerpt) for a human, then the halt."""
+    run = event.run
+    runner.stage("attempts exhausted: reporting for a human")
+    diagnosis, _ = _triage(gh, event, settings)
+    seen.diagnosis = diagnosis
+    body = stuck.render(
+        line,
+        run_url=run.html_url,
+        server_url=settings.server_url,
+        repository=settings.repository,
+        excerpt=diagnosis.excerpt,
+        max_attempts=settings.max_attempts,
+    )
+    url = stuck.post(gh, failing, Redactor(settings.secrets())(body), settings.trusted_author)
+    raise Halt(
+        HaltReason.ATTEMPTS_EXHAUSTED,
+        f"ci-autofix made {line.attempts} attempt(s) for `{run.head_branch}` on this lineage and CI still "
+        f"fails; `max-attempts` is {settings.max_attempts}. The stuck report: {url}. Push a fix yourself "
+        "(a commit of yours starts a new lineage), or raise `max-attempts`.",
+        details={"stuck_report": url, "attempts": line.attempts},
+    )
+
+
+def _succeeded(
+    gh: GitHubAPI, settings: Settings, runner: Runner, event: WorkflowRunEvent, seen: _Seen
+) -> Outcome:
+    """A green run: when the branch's head is a fix ci-autofix made, the loop ended well."""
+    run = event.run
+    _still_at_head(gh, event)
+    seen.gh = gh
+    line = seen.lineage = _lineage(gh, settings, event)
+    failing = stuck.where(gh, run.head_branch or "", run.head_sha, [p.number for p in run.pull_requests])
+    stuck.unstick(gh, failing.pull)
+    if line.fresh:
+        raise Halt(
+            HaltReason.NOT_A_FAILURE,
+            f"The workflow run concluded `success` on {run.head_sha[:12]}, a commit ci-autofix did not make: "
+            "nothing to fix.",
+        )
+    fix = line.applied[0]
+    suggestion = line.suggestion_for(fix.sha)
+    attempts = len(line.applied)
+    message = (
+        f"CI passes on `{run.head_branch}` at {fix.sha[:12]}, the fix ci-autofix made "
+        f"({attempts} attempt(s)): {run.html_url}"
+    )
+    if suggestion is not None:
+        _say_once(
+            gh,
+            settings,
+            suggestion.pull.number,
+            f"<!-- ci-autofix:success {run.id} -->",
+            (
+                f"CI passed on this fix after it was applied: [run {run.id}]({run.html_url}). "
+                f"It took {attempts} attempt(s)."
+            ),
+        )
+    _supersede(gh, settings, runner, line, newer=None)
+    outcome = Outcome(
+        "success",
+        message=message,
+        fix_sha=fix.sha,
+        pull_request=suggestion.pull.number if suggestion else None,
+        pull_request_url=suggestion.pull.html_url if suggestion else "",
+        attempt=attempts,
+        run_url=run.html_url,
+    )
+    runner.summary(report.summary(outcome))
+    return outcome
+
+
+def _say_once(gh: GitHubAPI, settings: Settings, number: int, marker: str, text: str) -> None:
+    """Comment on #number unless a comment of ours with `marker` is there already (a re-run)."""
+    if any(c.author == settings.trusted_author and marker in c.body for c in gh.comments(number)):
+        return
+    gh.comment(number, Redactor(settings.secrets())(f"{marker}\n{text}"))
+
+
+def _supersede(
+    gh: GitHubAPI, settings: Settings, runner: Runner, line: Lineage, *, newer: PullInfo | None
+) -> None:
+    if not line.stale:
+        return
+    branch = line.stale[0].pull.base_ref
+    problems = supersede(
+        gh,
+        line.stale,
+        branch=branch,
+        head_sha=line.head_sha,
+        newer=newer,
+        redact=Redactor(settings.secrets()),
+    )
+    closed = len(line.stale) - len(problems)
+    if closed:
+        runner.info(f"  closed {closed} suggestion(s) made for older commits of `{branch}`")
+    for problem in problems:
+        runner.warning(problem)
 
 
 def _deliver(
@@ -125,7 +310,7 @@ def _deliver(
     proposal: Proposal,
     fix_branch: str,
     attempt: int,
-) -> Outcome:
+) -> tuple[Outcome, PullInfo]:
     from ci_autofix.deliver.suggestion import deliver, reviewers_for
 
     run = event.run
@@ -150,6 +335,8 @@ def _deliver(
         attempt=attempt,
         verification=proposal.verification.outcome if proposal.verification else "skipped",
         policy=proposal.verdict.status,
+        failed=report.failed_plain(diagnosis, proposal.commands)[:MAX_FAILED_CHARS],
+        files=proposal.changed_files[:MAX_FILES],
     )
     reviewers = reviewers_for(
         gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
@@ -157,6 +344,12 @@ def _deliver(
     delivery = deliver(gh, git, settings, ctx, diagnosis, proposal, record, reviewers, run.workflow_file)
     for login in delivery.unrequested_reviewers:
         runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
+    if (left := delivery.replaced) is not None:
+        whose = "this run's earlier fix" if left.ours else "a commit ci-autofix did not make for this run"
+        runner.warning(
+            f"The side branch `{fix_branch}` was left without a PR at {left.sha[:12]} ({whose}); "
+            "it now holds this fix."
+        )
     outcome = Outcome(
         "proposed",
         message=f"Suggestion {delivery.pull.html_url} is waiting for review.",
@@ -166,9 +359,10 @@ def _deliver(
         pull_request_url=delivery.pull.html_url,
         attempt=attempt,
         cost_usd=proposal.cost_usd,
+        run_url=run.html_url,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
-    return outcome
+    return outcome, delivery.pull
 
 
 def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:

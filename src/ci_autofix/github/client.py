@@ -26,12 +26,14 @@ from ci_autofix.github.models import (
     PERMISSION_LEVELS,
     AnnotationInfo,
     CommentInfo,
+    CommitInfo,
     DispatchInfo,
     JobInfo,
     PullInfo,
     RunInfo,
     StatusInfo,
     comment_info,
+    commit_info,
     job_info,
     pull_info,
     run_info,
@@ -54,6 +56,10 @@ class ClientSettings:
     # requests a minute), so a short pause between writes is enough.
     seconds_between_requests: float = 0.0
     seconds_between_writes: float = 0.2
+    # The signed log download (another host, not PyGithub's retry): tried again on connection
+    # errors, timeouts and 5xx, after `log_backoff` seconds, doubled each time.
+    log_retries: int = 3
+    log_backoff: float = 1.0
 
 
 class _BoundedRetry(GithubRetry):
@@ -159,7 +165,8 @@ class GitHub:
             if halt := logs.refused(job_id, exc.status):
                 raise halt from None
             raise
-        return logs.download(job_id, headers, self.settings.timeout)
+        s = self.settings
+        return logs.download(job_id, headers, timeout=s.timeout, retries=s.log_retries, backoff=s.log_backoff)
 
     def annotations(self, job_id: int) -> list[AnnotationInfo]:
         """Check-run annotations of a job (a job's id is its check run's id)."""
@@ -259,12 +266,46 @@ class GitHub:
         with api(f"labelling #{number}", "issues: write"):
             self._json("POST", f"/issues/{number}/labels", {"labels": list(labels)})
 
+    def remove_label(self, number: int, label: str) -> None:
+        """Take `label` off #number; a label that is not there is no error."""
+        try:
+            with api(f"removing the label {label} from #{number}", "issues: write"):
+                self._json("DELETE", f"/issues/{number}/labels/{quote(label, safe='')}")
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
+
     def comment(self, number: int, body: Redacted) -> CommentInfo:
         with api(f"commenting on #{number}", "issues: write"):
             data = self._json("POST", f"/issues/{number}/comments", {"body": body.text})
             return comment_info(data)
 
+    def comments(self, number: int) -> list[CommentInfo]:
+        with api(f"reading the comments of #{number}", "issues: read"):
+            return [comment_info(raw) for raw in self._list(f"/issues/{number}/comments")]
+
+    def edit_comment(self, comment_id: int, body: Redacted) -> CommentInfo:
+        with api(f"editing comment {comment_id}", "issues: write"):
+            return comment_info(self._json("PATCH", f"/issues/comments/{comment_id}", {"body": body.text}))
+
+    def commit_comment(self, sha: str, body: Redacted) -> CommentInfo:
+        with api(f"commenting on commit {sha[:12]}", "contents: write"):
+            return comment_info(self._json("POST", f"/commits/{sha}/comments", {"body": body.text}))
+
+    def commit_comments(self, sha: str) -> list[CommentInfo]:
+        with api(f"reading the comments of commit {sha[:12]}", "contents: read"):
+            return [comment_info(raw) for raw in self._list(f"/commits/{sha}/comments")]
+
+    def edit_commit_comment(self, comment_id: int, body: Redacted) -> CommentInfo:
+        with api(f"editing commit comment {comment_id}", "contents: write"):
+            return comment_info(self._json("PATCH", f"/comments/{comment_id}", {"body": body.text}))
+
     # ---- branches, commits, permissions -----------------------------------------------------------------
+    def commit(self, sha: str) -> CommitInfo:
+        """A commit's parents and message."""
+        with api(f"reading commit {sha[:12]}", "contents: read"):
+            return commit_info(self._json("GET", f"/commits/{sha}"))
+
     def branch_sha(self, branch: str) -> str | None:
         try:
             with api(f"reading branch {branch}", "contents: read"):

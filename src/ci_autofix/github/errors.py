@@ -176,6 +176,13 @@ def api(doing: str, needs: str) -> Iterator[None]:
             ) from None
         raise _unavailable(doing, f"HTTP {codes[0]}" if codes else "no answer") from None
     except (requests.ConnectionError, requests.Timeout) as exc:
+        if isinstance(exc, requests.Timeout) or "timed out" in str(exc).lower():
+            raise UserError(
+                f"GitHub did not answer in time while {doing}: the client's timeout ran out "
+                f"({type(exc).__name__}), and retrying did not help.",
+                "GitHub may be slow or having an incident (see https://www.githubstatus.com): re-run "
+                "the job in a few minutes.",
+            ) from None
         raise UserError(
             f"GitHub could not be reached while {doing} ({type(exc).__name__}).",
             "Check the runner's network access and `GITHUB_API_URL`; re-run the job.",

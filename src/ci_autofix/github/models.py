@@ -79,6 +79,13 @@ class PullInfo:
 
 
 @dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    parents: list[str]
+    message: str
+
+
+@dataclass(frozen=True)
 class CommentInfo:
     id: int
     author: str | None
@@ -172,4 +179,12 @@ def comment_info(raw: Mapping[str, Any]) -> CommentInfo:
         (raw.get("user") or {}).get("login"),
         str(raw.get("body") or ""),
         str(raw.get("html_url") or ""),
+    )
+
+
+def commit_info(raw: Mapping[str, Any]) -> CommitInfo:
+    return CommitInfo(
+        str(raw["sha"]),
+        [str(p["sha"]) for p in raw.get("parents") or []],
+        str((raw.get("commit") or {}).get("message") or ""),
     )

@@ -1,9 +1,13 @@
-"""Attempts and idempotency, read back from GitHub: branches and suggestion records, no database.
+"""Attempts and idempotency, read back from GitHub: commits, statuses and suggestion PRs, no database.
 
-A suggestion lives on `<prefix><failing branch>/<run id>`. A re-run of the same workflow run
-finds that branch and its PR and changes nothing. Attempts for a branch are the suggestions
-still open for it plus those made for the same failing commit: a new commit from a human
-starts a new count.
+A suggestion lives on `<prefix><failing branch>/<run id>`; a re-run of the same workflow run finds
+that branch and its PR. The attempts of a lineage are the fixes ci-autofix made that the failing
+branch's head is reached through, newest first, back to the first commit it did not make, plus the
+open suggestions made for the current head by other runs. A fix counts only when GitHub
+authenticates it as ours: its provenance status, created by the trusted identity, names its parent
+(the commit it fixed); the `Autofix-Base:` trailer only spares the status lookup for commits that
+do not claim to be ours. A human commit on top starts a new lineage. Open suggestions made for
+other commits of the branch are stale: they no longer count, and the flow closes them.
 """
 
 from __future__ import annotations
@@ -11,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ci_autofix.clients import GitHubAPI
-from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.github import PullInfo
-from ci_autofix.state import marker
+from ci_autofix.state import marker, provenance
 from ci_autofix.state.refs import check_branch_name
 
 
@@ -35,21 +38,79 @@ def find_existing(gh: GitHubAPI, branch: str) -> Existing | None:
     return Existing(pull, marker.parse(pull.body))
 
 
-def next_attempt(gh: GitHubAPI, *, prefix: str, failing_branch: str, head_sha: str, max_attempts: int) -> int:
-    """The attempt number for a new suggestion, or a halt when the budget is spent."""
+@dataclass(frozen=True)
+class Applied:
+    """A fix ci-autofix made that is now on the failing branch."""
+
+    sha: str
+    base: str  # the commit it fixed (its parent)
+    run_id: int  # the failed run it was made for
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """One of our suggestion PRs for the failing branch, with its record (None: unreadable)."""
+
+    pull: PullInfo
+    record: marker.Suggestion | None
+
+
+@dataclass(frozen=True)
+class Lineage:
+    head_sha: str
+    applied: list[Applied]  # newest first
+    open_for_head: list[Suggested]  # open suggestions made for the current head
+    stale: list[Suggested]  # open suggestions made for another commit of the branch
+    suggestions: list[Suggested]  # every suggestion PR for the branch, open or closed, newest first
+
+    @property
+    def attempts(self) -> int:
+        return len(self.applied) + len(self.open_for_head)
+
+    @property
+    def fresh(self) -> bool:
+        """The head is not a fix of ours: a human's commit started this lineage."""
+        return not self.applied
+
+    def suggestion_for(self, fix_sha: str) -> Suggested | None:
+        return next((s for s in self.suggestions if s.record and s.record.fix_sha == fix_sha), None)
+
+
+def lineage(
+    gh: GitHubAPI, *, prefix: str, failing_branch: str, head_sha: str, trusted: str, max_attempts: int
+) -> Lineage:
+    """The lineage of `head_sha` on `failing_branch` (looking back at most `max_attempts` fixes)."""
+    applied: list[Applied] = []
+    sha = head_sha
+    while len(applied) <= max_attempts:
+        fix = _ours(gh, sha, trusted)
+        if fix is None:
+            break
+        applied.append(fix)
+        sha = fix.base
     ours = f"{prefix}{failing_branch}/"
-    counted = []
-    for pull in gh.list_pulls(base=failing_branch):
-        if not pull.head_ref.startswith(ours):
-            continue
-        record = marker.parse(pull.body)
-        if pull.state == "open" or (record is not None and record.head_sha == head_sha):
-            counted.append(pull)
-    if len(counted) >= max_attempts:
-        numbers = ", ".join(f"#{p.number}" for p in sorted(counted, key=lambda p: p.number))
-        raise Halt(
-            HaltReason.ATTEMPTS_EXHAUSTED,
-            f"{len(counted)} suggestion(s) already made for `{failing_branch}` ({numbers}); "
-            f"`max-attempts` is {max_attempts}. Review or close them, or push a fix yourself.",
-        )
-    return len(counted) + 1
+    suggestions = [
+        Suggested(pull, marker.parse(pull.body))
+        for pull in sorted(gh.list_pulls(base=failing_branch), key=lambda p: -p.number)
+        if pull.head_ref.startswith(ours) and pull.author == trusted
+    ]
+    open_ = [s for s in suggestions if s.pull.state == "open"]
+    return Lineage(
+        head_sha=head_sha,
+        applied=applied,
+        open_for_head=[s for s in open_ if s.record is not None and s.record.head_sha == head_sha],
+        stale=[s for s in open_ if s.record is None or s.record.head_sha != head_sha],
+        suggestions=suggestions,
+    )
+
+
+def _ours(gh: GitHubAPI, sha: str, trusted: str) -> Applied | None:
+    """The fix `sha` is, when GitHub shows ci-autofix made it: its provenance status by `trusted`
+    names its only parent."""
+    commit = gh.commit(sha)
+    if len(commit.parents) != 1 or f"Autofix-Base: {commit.parents[0]}" not in commit.message:
+        return None
+    vouched = provenance.vouched_by(gh.statuses(sha), trusted)
+    if vouched is None or vouched.head_sha != commit.parents[0]:
+        return None
+    return Applied(sha, commit.parents[0], vouched.run_id)

@@ -22,6 +22,8 @@ from ci_autofix.ladder.evidence import VerificationState
 from ci_autofix.policy.model import VerdictStatus
 from ci_autofix.state.refs import branch_problem, is_sha
 
+MAX_FAILED_CHARS = 200
+MAX_FILES = 20
 _MARKER = re.compile(r" {0,3}<!--\s*ci-autofix:suggestion\s+(\{.*\})\s*-->\s*")
 _FENCE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|\Z)")
@@ -43,6 +45,11 @@ class Suggestion(BaseModel):
     policy: VerdictStatus = "clean"
     ci_run_id: int | None = None
     ci_run_url: str | None = None
+    failed: str = Field("", max_length=MAX_FAILED_CHARS)  # what failed, for the stuck report: shown as code
+    files: list[str] = Field(default_factory=list, max_length=MAX_FILES)  # what the fix changed, likewise
+    labels: list[str] = Field(
+        default_factory=list, max_length=MAX_FILES
+    )  # the labels delivery puts on the PR
 
     @field_validator("head_sha", "fix_sha")
     @classmethod

@@ -1,0 +1,111 @@
+"""The stuck report: what a human reads when a lineage has used all its attempts.
+
+One comment, on the failing PR (or on the failing commit when no PR is open for the branch),
+updated in place on re-runs: a row per attempt (the run that failed, what failed, the suggestion
+and what it changed, its verification, what CI said about it once applied) and the last triage
+excerpt. The PR also gets the label `ci-autofix:stuck`, which goes again when a human pushes
+or CI passes. The records a row is built from sit in PR bodies anyone with write access can
+edit, so every field is shown as code, never as Markdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ci_autofix.clients import GitHubAPI
+from ci_autofix.github import PullInfo
+from ci_autofix.markdown import code_span, untrusted_block
+from ci_autofix.redact import Redacted
+from ci_autofix.state.ledger import Lineage, Suggested
+
+STUCK_LABEL = "ci-autofix:stuck"
+MARKER = "<!-- ci-autofix:stuck -->"
+MAX_EXCERPT_CHARS = 6_000
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the report goes: the failing PR, else the failing commit."""
+
+    pull: PullInfo | None
+    head_sha: str
+
+
+def where(gh: GitHubAPI, branch: str, head_sha: str, numbers: list[int]) -> Where:
+    """The open PR of the failing branch (from the run's payload, else from GitHub), or the commit."""
+    pulls = [gh.get_pull(n) for n in numbers[:3]] or gh.pulls_for_commit(head_sha)
+    pull = next((p for p in pulls if p.state == "open" and p.head_ref == branch), None)
+    return Where(pull, head_sha)
+
+
+def render(
+    lineage: Lineage, *, run_url: str, server_url: str, repository: str, excerpt: str, max_attempts: int
+) -> str:
+    """The report's Markdown (our marker first, so a re-run finds it and edits it)."""
+    rows = [
+        "| Attempt | Failed run | What failed | Suggestion | Changed | Verification | CI on the fix |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    runs = f"{server_url.rstrip('/')}/{repository}/actions/runs"
+    applied = {fix.sha for fix in lineage.applied}
+    # oldest first: each applied fix failed in the run the next attempt was made for
+    order = [*reversed(lineage.applied)]
+    for number, fix in enumerate(order, start=1):
+        suggestion = lineage.suggestion_for(fix.sha)
+        next_run = order[number].run_id if number < len(order) else None
+        ci = (
+            f"failed ([run {next_run}]({runs}/{next_run}))" if next_run else f"failed ([this run]({run_url}))"
+        )
+        rows.append(_row(number, fix.run_id, runs, suggestion, ci))
+    for number, suggestion in enumerate(lineage.open_for_head, start=len(order) + 1):
+        record = suggestion.record
+        if record is not None and record.fix_sha not in applied:
+            rows.append(_row(number, record.run_id, runs, suggestion, "not applied yet"))
+    return (
+        f"{MARKER}\n## ci-autofix is stuck on this branch\n\n"
+        f"ci-autofix made {lineage.attempts} attempt(s), the most `max-attempts` ({max_attempts}) allows, "
+        f"and CI still fails: [the latest failed run]({run_url}). It will not try again on this lineage; "
+        "a commit you push starts a new one.\n\n"
+        + "\n".join(rows)
+        + "\n\n### The latest failure\n\n"
+        + untrusted_block(excerpt[-MAX_EXCERPT_CHARS:] or "(no excerpt)")
+        + "\n"
+    )
+
+
+def _row(number: int, run_id: int, runs: str, suggestion: Suggested | None, ci: str) -> str:
+    record = suggestion.record if suggestion else None
+    link = f"[#{suggestion.pull.number}]({suggestion.pull.html_url})" if suggestion else "(not found)"
+    failed = code_span(record.failed, table=True) if record and record.failed else "?"
+    changed = (
+        ", ".join(code_span(f, table=True) for f in record.files[:5]) if record and record.files else "?"
+    )
+    verification = code_span(record.verification, table=True) if record else "?"
+    return f"| {number} | [run {run_id}]({runs}/{run_id}) | {failed} | {link} | {changed} | {verification} | {ci} |"
+
+
+def post(gh: GitHubAPI, target: Where, body: Redacted, trusted: str) -> str:
+    """Create the report, or edit the one posted before; returns its URL."""
+    if target.pull is not None:
+        number = target.pull.number
+        mine = next(
+            (c for c in gh.comments(number) if c.author == trusted and c.body.startswith(MARKER)), None
+        )
+        comment = gh.edit_comment(mine.id, body) if mine else gh.comment(number, body)
+        if STUCK_LABEL not in target.pull.labels:
+            gh.add_labels(number, [STUCK_LABEL])
+        return comment.html_url
+    sha = target.head_sha
+    mine = next(
+        (c for c in gh.commit_comments(sha) if c.author == trusted and c.body.startswith(MARKER)), None
+    )
+    comment = gh.edit_commit_comment(mine.id, body) if mine else gh.commit_comment(sha, body)
+    return comment.html_url
+
+
+def unstick(gh: GitHubAPI, pull: PullInfo | None) -> bool:
+    """Take the stuck label off the failing PR (a human pushed, or CI passed); whether it was there."""
+    if pull is None or STUCK_LABEL not in pull.labels:
+        return False
+    gh.remove_label(pull.number, STUCK_LABEL)
+    return True

@@ -1,0 +1,121 @@
+"""The signed log download (`GitHub.job_log` → `logs.download`) against the emulator's blob host
+when it fails or is slow: tried again a bounded number of times on 5xx, timeouts and connection
+errors, never on 404/410 (halts) or another refusal, and then a `UserError` that says the log
+host did not answer and to re-run."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from emulator import GitHubEmulator, JobSpec, StepSpec
+from emulator.sample import init_repo
+
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.github import ClientSettings, GitHub, logs
+
+REPO = "acme/widgets"
+LOG = b"\xef\xbb\xbf2026-01-01T00:00:00Z ##[error]Process completed with exit code 1.\n"
+PATIENT = ClientSettings(
+    timeout=1, retries=0, backoff_factor=0, seconds_between_writes=0, log_retries=2, log_backoff=0
+)
+
+
+@pytest.fixture
+def job(github_emulator: GitHubEmulator, tmp_path: Path) -> tuple[GitHub, int]:
+    sha = init_repo(tmp_path / "src", {"app.py": "x = 1\n"})
+    github_emulator.create_repo(REPO, source=tmp_path / "src")
+    run = github_emulator.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "main",
+        sha,
+        jobs=[JobSpec("test", "failure", [StepSpec("Run pytest", "failure")], log=LOG)],
+    )
+    gh = GitHub(github_emulator.token, github_emulator.api_url, REPO, settings=PATIENT)
+    return gh, run.jobs[0].id
+
+
+def blob_statuses(emu: GitHubEmulator) -> list[int]:
+    return [r.status for r in emu.requests if r.server == "blob"]
+
+
+def test_a_failing_log_host_is_tried_again(github_emulator: GitHubEmulator, job: tuple[GitHub, int]) -> None:
+    gh, job_id = job
+    github_emulator.fail_blob(503, times=2)
+    assert gh.job_log(job_id) == LOG
+    assert blob_statuses(github_emulator) == [503, 503, 200]
+
+
+def test_a_slow_log_host_is_tried_again(github_emulator: GitHubEmulator, job: tuple[GitHub, int]) -> None:
+    gh, job_id = job
+    github_emulator.delay("GET", r"^/_signed/", 3, server="blob")
+    assert gh.job_log(job_id) == LOG
+    assert len(blob_statuses(github_emulator)) == 2
+
+
+def test_a_log_host_that_keeps_failing_says_so_and_to_re_run(
+    github_emulator: GitHubEmulator, job: tuple[GitHub, int]
+) -> None:
+    gh, job_id = job
+    github_emulator.fail_blob(502, times=None)
+    with pytest.raises(UserError) as raised:
+        gh.job_log(job_id)
+    assert (
+        f"GitHub's log storage did not answer for the log of job {job_id}: its last answer was HTTP 502 (3 tries)"
+        in (raised.value.cause)
+    )
+    assert "Re-run this job" in raised.value.remedy
+    assert blob_statuses(github_emulator) == [502, 502, 502]
+
+
+def test_a_log_host_that_stays_slow_says_it_did_not_answer_in_time(
+    github_emulator: GitHubEmulator, job: tuple[GitHub, int]
+) -> None:
+    gh, job_id = job
+    github_emulator.delay("GET", r"^/_signed/", 3, server="blob", times=None)
+    with pytest.raises(UserError) as raised:
+        gh.job_log(job_id)
+    assert "no answer within 1s (3 tries)" in raised.value.cause
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"), [(404, HaltReason.LOGS_UNAVAILABLE), (410, HaltReason.LOGS_EXPIRED)]
+)
+def test_a_missing_log_halts_at_once(
+    github_emulator: GitHubEmulator, job: tuple[GitHub, int], status: int, reason: HaltReason
+) -> None:
+    gh, job_id = job
+    github_emulator.fail_blob(status, times=None)
+    with pytest.raises(Halt) as raised:
+        gh.job_log(job_id)
+    assert raised.value.reason == reason
+    assert blob_statuses(github_emulator) == [status]
+
+
+def test_a_refusal_is_not_tried_again(github_emulator: GitHubEmulator, job: tuple[GitHub, int]) -> None:
+    gh, job_id = job
+    github_emulator.fail_blob(403, times=None)
+    with pytest.raises(UserError) as raised:
+        gh.job_log(job_id)
+    assert "log storage answered 403" in raised.value.cause
+    assert blob_statuses(github_emulator) == [403]
+
+
+def test_no_log_host_at_all_is_tried_again_with_a_doubling_backoff() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    slept: list[float] = []
+    with pytest.raises(UserError) as raised:
+        logs.download(
+            7,
+            {"Location": f"http://127.0.0.1:{port}/_signed/x"},
+            timeout=1,
+            retries=3,
+            backoff=0.25,
+            sleep=slept.append,
+        )
+    assert slept == [0.25, 0.5, 1.0]
+    assert "the connection failed (ConnectionError) (4 tries)" in raised.value.cause
