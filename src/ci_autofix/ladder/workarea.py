@@ -23,20 +23,23 @@ directory (0711) holding:
 
 When we are root, everything the sandbox gets belongs to a dedicated uid and gid picked at
 random in 60000-64999 (inside rootless podman's 65536-uid namespaces) that no account, group
-or running process uses: it owns nothing else, so it cannot read our process's environment,
-write the runner's file-command files (uid 1001's), or reach the checkout's `.git` (which
-`Sandbox` closes to others while commands run). Not root (local `fix`, a non-root self-hosted
+or running process uses and no other work area on the host has reserved (`sandbox_ids`): it
+owns nothing else, so it cannot read our process's environment, write the runner's file-command
+files (uid 1001's), or reach the checkout's `.git` (which `Sandbox` closes to others while
+commands run). Not root (local `fix`, a non-root self-hosted
 runner): commands run as our own user. Everything is removed at the end, success or halt.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import grp
 import os
 import pwd
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -47,6 +50,8 @@ from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox, chown_tree, credential_files
 
 SANDBOX_IDS = range(60000, 65000)
+# root's; /run is a tmpfs on hosts and in containers, so no reservation outlives a reboot
+LOCK_DIRS = (Path("/run/ci-autofix-uids"), Path(tempfile.gettempdir()) / "ci-autofix-uids")
 _FIX_REF = "refs/ci-autofix/fix"
 
 
@@ -150,20 +155,60 @@ class Workarea:
         return _FIX_REF
 
 
-def sandbox_ids() -> tuple[int, int] | None:
-    """A uid and gid for the sandbox that nothing uses (root only; None when we are not root)."""
+@contextlib.contextmanager
+def sandbox_ids() -> Iterator[tuple[int, int] | None]:
+    """A uid and gid for the sandbox that nothing uses, reserved while the block runs (root only;
+    None when we are not root). The reservation is a lock on a file named for the uid in a
+    directory only root may write: two work areas on one host (parallel jobs on a self-hosted
+    runner, parallel tests) never share a uid, so neither's sweep can touch the other's processes."""
     if os.geteuid() != 0:
-        return None
+        yield None
+        return
+    locks = _lock_dir()
     used = {entry.pw_uid for entry in pwd.getpwall()} | {entry.gr_gid for entry in grp.getgrall()}
     used |= _process_uids()
     free = [n for n in SANDBOX_IDS if n not in used]
-    if not free:
-        raise UserError(
-            "No uid in 60000-64999 is free for the sandbox: every one is an account, a group or runs a process.",
-            "Run ci-autofix in its container (the action does), or free one uid in that range on this host.",
-        )
-    chosen = secrets.choice(free)
-    return chosen, chosen
+    secrets.SystemRandom().shuffle(free)
+    for uid in free:
+        fd = os.open(locks / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue  # another work area holds it
+        try:
+            yield uid, uid
+        finally:
+            os.close(fd)  # the lock goes with the descriptor
+        return
+    raise UserError(
+        "No uid in 60000-64999 is free for the sandbox: every one is an account, a group, runs a process "
+        "or is reserved by another work area.",
+        "Run ci-autofix in its container (the action does), or free one uid in that range on this host.",
+    )
+
+
+def _lock_dir() -> Path:
+    """Where the reservations live: `/run/ci-autofix-uids`, else the same name in the temp dir;
+    made when missing (0700, root's), refused when anyone else could have made or changed it."""
+    for path in LOCK_DIRS:
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue  # no /run here, or it is read-only
+        info = path.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o077:
+            raise UserError(
+                f"{path} is not a directory that only root may use (the sandbox's uid reservations live there).",
+                f"Remove {path} so ci-autofix can create it again.",
+            )
+        return path
+    raise UserError(
+        "There is nowhere to reserve a uid for the sandbox: neither /run nor the temp dir is writable.",
+        "Run ci-autofix in its container (the action does), or give it a writable /run or TMPDIR.",
+    )
 
 
 def _process_uids() -> set[int]:
@@ -179,13 +224,13 @@ def _process_uids() -> set[int]:
 @contextlib.contextmanager
 def workarea(checkout: Path, head_sha: str) -> Iterator[Workarea]:
     """A fresh work area for `head_sha` of `checkout`; removed when the block ends."""
-    ids = sandbox_ids()
-    base = Path(tempfile.mkdtemp(prefix="ci-autofix-run-")).resolve()
-    try:
-        base.chmod(0o711)
-        yield _build(checkout, head_sha, base, ids)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with sandbox_ids() as ids:
+        base = Path(tempfile.mkdtemp(prefix="ci-autofix-run-")).resolve()
+        try:
+            base.chmod(0o711)
+            yield _build(checkout, head_sha, base, ids)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def _build(checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | None) -> Workarea:
