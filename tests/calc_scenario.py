@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from emulator import GitHubEmulator, Run
-from emulator.sample import commit, git, init_repo, publish_failure
+from emulator.sample import publish_failure
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
+from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 

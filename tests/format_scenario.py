@@ -4,15 +4,14 @@ propose and apply end-to-end tests."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
 from runner_sim import RunnerSim
+from testing.git import ALICE, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 
@@ -84,6 +83,5 @@ def make_scenario(emu: GitHubEmulator, tmp_path: Path, *, dispatch: bool = False
         ],
     )
     workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    clone(source, workspace, detach=head_sha)
     return Scenario(emu, RunnerSim(tmp_path).for_emulator(emu, REPO), run, head_sha, workspace, source)

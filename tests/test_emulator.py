@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 from emulator import GitHubEmulator, JobSpec, StepSpec
-from emulator.sample import commit, git, init_repo
+from testing.git import commit, git, init_repo, try_git
 
 from ci_autofix.git import auth_env
 
@@ -42,28 +42,20 @@ def api(
     return requests.request(method, f"{emu.api_url}{path}", json=body, headers=headers, timeout=10, **kwargs)
 
 
-def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    full.update({"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}, **(env or {}))
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=60, check=False
-    )
-
-
 # ---- git smart HTTP --------------------------------------------------------------------------------
 def test_clone_and_push_need_the_token(emu: GitHubEmulator, tmp_path: Path) -> None:
     url = emu.clone_url(REPO)
-    anonymous = run_git(tmp_path, "clone", "-q", url, "anon")
+    anonymous = try_git(tmp_path, "clone", "-q", url, "anon")
     assert anonymous.returncode != 0 and not (tmp_path / "anon").exists()
-    wrong = run_git(tmp_path, "clone", "-q", url, "wrong", env=auth_env(emu.server_url, "ghs_not_the_token"))
+    wrong = try_git(tmp_path, "clone", "-q", url, "wrong", env=auth_env(emu.server_url, "ghs_not_the_token"))
     assert wrong.returncode != 0
     assert [r.status for r in emu.requests if r.server == "git"] == [401, 401]
 
     auth = auth_env(emu.server_url, emu.token)
-    assert run_git(tmp_path, "clone", "-q", url, "work", env=auth).returncode == 0
+    assert try_git(tmp_path, "clone", "-q", url, "work", env=auth).returncode == 0
     work = tmp_path / "work"
     sha = commit(work, {"a.txt": "a\n"}, "Add a")
-    pushed = run_git(work, "push", "-q", "origin", "HEAD:refs/heads/topic", env=auth)
+    pushed = try_git(work, "push", "-q", "origin", "HEAD:refs/heads/topic", env=auth)
     assert pushed.returncode == 0, pushed.stderr
     assert emu.branch_sha(REPO, "topic") == sha
     assert api(emu, "GET", f"/repos/{REPO}/git/ref/heads/topic").json()["object"]["sha"] == sha
@@ -79,7 +71,7 @@ def test_bearer_and_basic_auth_on_git(emu: GitHubEmulator) -> None:
 
 def test_api_refs_and_pushes_agree(emu: GitHubEmulator, tmp_path: Path) -> None:
     auth = auth_env(emu.server_url, emu.token)
-    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
     work = tmp_path / "work"
     base = git(work, "rev-parse", "HEAD")
     created = api(emu, "POST", f"/repos/{REPO}/git/refs", {"ref": "refs/heads/made-by-api", "sha": base})
@@ -91,34 +83,34 @@ def test_api_refs_and_pushes_agree(emu: GitHubEmulator, tmp_path: Path) -> None:
         ]
         == "Reference already exists"
     )
-    remote = run_git(work, "ls-remote", "origin", "refs/heads/made-by-api", env=auth).stdout
+    remote = try_git(work, "ls-remote", "origin", "refs/heads/made-by-api", env=auth).stdout
     assert remote.split() == [base, "refs/heads/made-by-api"]
 
     ahead = commit(work, {"b.txt": "b\n"}, "Ahead")
-    assert run_git(work, "push", "-q", "origin", "HEAD:refs/heads/made-by-api", env=auth).returncode == 0
+    assert try_git(work, "push", "-q", "origin", "HEAD:refs/heads/made-by-api", env=auth).returncode == 0
     assert api(emu, "GET", f"/repos/{REPO}/git/ref/heads/made-by-api").json()["object"]["sha"] == ahead
     back = api(emu, "PATCH", f"/repos/{REPO}/git/refs/heads/made-by-api", {"sha": base})
     assert (back.status_code, back.json()["message"]) == (422, "Update is not a fast forward")
     assert api(emu, "PATCH", f"/repos/{REPO}/git/refs/heads/made-by-api", {"sha": base, "force": True}).ok
     assert emu.branch_sha(REPO, "made-by-api") == base
     assert api(emu, "DELETE", f"/repos/{REPO}/git/refs/heads/made-by-api").status_code == 204
-    assert run_git(work, "ls-remote", "origin", "refs/heads/made-by-api", env=auth).stdout == ""
+    assert try_git(work, "ls-remote", "origin", "refs/heads/made-by-api", env=auth).stdout == ""
     assert api(emu, "DELETE", f"/repos/{REPO}/git/refs/heads/main").status_code == 422
 
 
 def test_force_with_lease_is_rejected_when_stale(emu: GitHubEmulator, tmp_path: Path) -> None:
     auth = auth_env(emu.server_url, emu.token)
-    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
     work = tmp_path / "work"
     recorded = git(work, "rev-parse", "HEAD")
     fix = commit(work, {"fix.txt": "fix\n"}, "Fix")
     # someone else moves main after our proposal
     other = tmp_path / "other"
-    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "other", env=auth)
+    try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "other", env=auth)
     moved = commit(other, {"other.txt": "x\n"}, "Someone else's work")
-    assert run_git(other, "push", "-q", "origin", "main", env=auth).returncode == 0
+    assert try_git(other, "push", "-q", "origin", "main", env=auth).returncode == 0
 
-    stale = run_git(
+    stale = try_git(
         work,
         "push",
         "--porcelain",
@@ -129,7 +121,7 @@ def test_force_with_lease_is_rejected_when_stale(emu: GitHubEmulator, tmp_path: 
     )
     assert stale.returncode == 1 and "[rejected] (stale info)" in stale.stdout
     assert emu.branch_sha(REPO, "main") == moved
-    fresh = run_git(
+    fresh = try_git(
         work,
         "push",
         "--porcelain",
@@ -144,11 +136,11 @@ def test_force_with_lease_is_rejected_when_stale(emu: GitHubEmulator, tmp_path: 
 
 def test_large_push_uses_chunked_requests(emu: GitHubEmulator, tmp_path: Path) -> None:
     auth = auth_env(emu.server_url, emu.token)
-    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
     work = tmp_path / "work"
     (work / "blob.bin").write_bytes(os.urandom(3 * 1024 * 1024))
     sha = commit(work, {}, "Large file")
-    pushed = run_git(work, "push", "-q", "origin", "HEAD:refs/heads/big", env=auth)
+    pushed = try_git(work, "push", "-q", "origin", "HEAD:refs/heads/big", env=auth)
     assert pushed.returncode == 0, pushed.stderr
     assert emu.branch_sha(REPO, "big") == sha
 
@@ -598,10 +590,10 @@ def test_matching_refs_and_run_log_zip(emu: GitHubEmulator) -> None:
 
 def test_default_token_cannot_push_workflow_files(emu: GitHubEmulator, tmp_path: Path) -> None:
     auth = auth_env(emu.server_url, emu.token)
-    run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
+    try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth)
     work = tmp_path / "work"
     commit(work, {".github/workflows/ci.yml": "on: push\n"}, "Touch CI")
-    refused = run_git(work, "push", "origin", "HEAD:refs/heads/wf", env=auth)
+    refused = try_git(work, "push", "origin", "HEAD:refs/heads/wf", env=auth)
     assert refused.returncode == 1
     assert (
         "refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml`"
@@ -610,18 +602,18 @@ def test_default_token_cannot_push_workflow_files(emu: GitHubEmulator, tmp_path:
     assert emu.branch_sha(REPO, "wf") is None
     emu.add_token("ghp_personalAccessToken0123456789", "alice")
     pat = auth_env(emu.server_url, "ghp_personalAccessToken0123456789")
-    assert run_git(work, "push", "-q", "origin", "HEAD:refs/heads/wf", env=pat).returncode == 0
+    assert try_git(work, "push", "-q", "origin", "HEAD:refs/heads/wf", env=pat).returncode == 0
     assert emu.branch_sha(REPO, "wf") == git(work, "rev-parse", "HEAD")
 
 
 def test_push_without_contents_write(emu: GitHubEmulator, tmp_path: Path) -> None:
     auth = auth_env(emu.server_url, emu.token)
-    assert run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth).returncode == 0
+    assert try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "work", env=auth).returncode == 0
     emu.forbid_push()
     work = tmp_path / "work"
     commit(work, {"x.txt": "x\n"}, "X")
-    denied = run_git(work, "push", "origin", "HEAD:refs/heads/x", env=auth)
+    denied = try_git(work, "push", "origin", "HEAD:refs/heads/x", env=auth)
     assert denied.returncode != 0 and "403" in denied.stderr
     assert (
-        run_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "again", env=auth).returncode == 0
+        try_git(tmp_path, "clone", "-q", emu.clone_url(REPO), "again", env=auth).returncode == 0
     )  # reads work

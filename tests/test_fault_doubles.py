@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import requests
 from emulator import GitHubEmulator
-from emulator.sample import commit, git, init_repo
 from fakes.messages import FakeMessagesAPI, reply, slow
 from fakes.messages_fixtures import TEST_KEY
+from testing.git import commit, git, init_repo
 
 from ci_autofix.agent.llm import LLM, build_client
 from ci_autofix.errors import Halt, HaltReason

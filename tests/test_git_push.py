@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from emulator.sample import commit, git, init_repo
+from testing.git import commit, git, init_repo
 
 from ci_autofix.git import Git
 

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from emulator import GitHubEmulator, JobSpec, StepSpec
-from emulator.sample import commit, git, init_repo
+from testing.git import Author, commit, git, init_repo
 
 from ci_autofix.deliver.ci import dispatchable, has_dispatch_trigger
 from ci_autofix.errors import Halt, HaltReason, UserError
@@ -309,7 +309,9 @@ def test_permission(world: World) -> None:
 
 def test_commit_author_login(world: World) -> None:
     assert world.gh.commit_author_login(world.feature_sha) == "alice"
-    other = commit(world.src, {"b.py": "y = 1\n"}, "By a stranger", author=("Stranger", "who@example.org"))
+    other = commit(
+        world.src, {"b.py": "y = 1\n"}, "By a stranger", author=Author("Stranger", "who@example.org")
+    )
     git(world.src, "push", "-q", str(world.emu.bare_path(REPO)), "main")
     assert world.gh.commit_author_login(other) is None
     assert world.gh.commit_author_login("0" * 40) is None

@@ -9,23 +9,34 @@ import sys
 from pathlib import Path
 
 from calc_scenario import messages_process
-from emulator.sample import git, init_repo
 from fakes.messages import reply, tool_use
+from testing.git import git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from ci_autofix.git import BOT_EMAIL, BOT_NAME
 
 BIN = Path(sys.executable).parent
+BOT = f"{BOT_NAME} <{BOT_EMAIL}>"
 BROKEN = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": "def f( x ):\n    return x*2\n"}
 
 
 def cli(
     *args: str,
     cwd: Path,
+    home: Path,
     stdin: bytes | None = None,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "INPUT_", "GITHUB_"))}
+    """`ci-autofix ARGS` with `home` as HOME: the git it runs as you reads no configuration of this
+    machine (no system config; a global one only where a test writes `home/.gitconfig`)."""
+    home.mkdir(parents=True, exist_ok=True)
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC_", "INPUT_", "GITHUB_", "GIT_", "XDG_CONFIG_HOME"))
+    }
     base["PATH"] = f"{BIN}{os.pathsep}{base.get('PATH', '')}"
+    base.update({"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"})
     return subprocess.run(
         [str(BIN / "ci-autofix"), *args],
         cwd=cwd,
@@ -45,7 +56,14 @@ def test_fix_commits_on_a_side_branch_and_leaves_the_working_tree_alone(tmp_path
     (tmp_path / "ci.log").write_bytes(log)
 
     result = cli(
-        "fix", str(tmp_path / "ci.log"), "--repo", str(repo), "--branch", "autofix/try", cwd=tmp_path
+        "fix",
+        str(tmp_path / "ci.log"),
+        "--repo",
+        str(repo),
+        "--branch",
+        "autofix/try",
+        cwd=tmp_path,
+        home=tmp_path / "home",
     )
     assert result.returncode == 0, result.stderr
     assert "triage" in result.stderr and "deterministic fixers" in result.stderr  # progress, stage by stage
@@ -63,7 +81,7 @@ def test_fix_commits_on_a_side_branch_and_leaves_the_working_tree_alone(tmp_path
 def test_fix_reads_the_log_from_stdin(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     init_repo(repo, BROKEN)
-    result = cli("fix", "-", cwd=repo, stdin=job_log(repo, ["ruff format --check ."]))
+    result = cli("fix", "-", cwd=repo, home=tmp_path / "home", stdin=job_log(repo, ["ruff format --check ."]))
     assert result.returncode == 0, result.stderr
     branches = git(repo, "branch", "--list", "ci-autofix/*")
     assert "ci-autofix/main/local-" in branches
@@ -72,7 +90,13 @@ def test_fix_reads_the_log_from_stdin(tmp_path: Path) -> None:
 def test_fix_halts_when_nothing_applies(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     init_repo(repo, {"test_x.py": "def test_x():\n    assert 1 == 2\n"})
-    result = cli("fix", "-", cwd=repo, stdin=job_log(repo, ["python -m pytest -q -p no:cacheprovider"]))
+    result = cli(
+        "fix",
+        "-",
+        cwd=repo,
+        home=tmp_path / "home",
+        stdin=job_log(repo, ["python -m pytest -q -p no:cacheprovider"]),
+    )
     assert result.returncode == 3
     assert "halted (agent-disabled)" in result.stderr
     assert "set the ANTHROPIC_API_KEY environment variable" in result.stderr  # not the Action's input
@@ -81,15 +105,17 @@ def test_fix_halts_when_nothing_applies(tmp_path: Path) -> None:
 
 
 def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
-    result = cli("fix", str(tmp_path / "missing.log"), "--repo", str(tmp_path), cwd=tmp_path)
+    result = cli(
+        "fix", str(tmp_path / "missing.log"), "--repo", str(tmp_path), cwd=tmp_path, home=tmp_path / "home"
+    )
     assert result.returncode == 2
     assert "Cannot read the log" in result.stderr and "What to do" in result.stderr
-    result = cli("fix", "-", "--max-turns", "many", cwd=tmp_path)
+    result = cli("fix", "-", "--max-turns", "many", cwd=tmp_path, home=tmp_path / "home")
     assert result.returncode == 2 and "max-turns" in result.stderr
 
 
 def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
-    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path)
+    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     project = tmp_path / "d" / "statskit"
     assert git(project, "show", "ci-autofix/demo:statskit.py").startswith(
@@ -113,6 +139,46 @@ def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
     assert (tmp_path / "d" / "ci.log").read_bytes().count(
         b"##[error]Process completed with exit code 1."
     ) == 2
+    # titled by what it fixes, not by the test failure it leaves; by the bot: git names no one here
+    assert (
+        git(project, "log", "-1", "--format=%s", "ci-autofix/demo") == "Fix the format failure (ruff-format)"
+    )
+    assert git(project, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ci-autofix/demo") == f"{BOT}|{BOT}"
+    # reproduction says what it runs as it starts, before the results
+    reproducing = result.stderr[result.stderr.index("reproducing the failure") :]
+    started = [
+        "  running python -m venv ",
+        "  running python --version",
+        "  running ruff format --check .\n",
+        "  running python -m unittest -v\n",
+        "  ruff format --check .: exit 1",
+    ]
+    at = [reproducing.find(line) for line in started]
+    assert -1 not in at and at == sorted(at), reproducing
+
+
+def test_the_fix_commit_is_by_the_identity_git_names_in_the_checkout(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    init_repo(repo, BROKEN)
+    git(repo, "config", "user.name", "Robin Local")
+    git(repo, "config", "user.email", "robin@example.invalid")
+    log = job_log(repo, ["ruff format --check ."])
+    result = cli("fix", "-", "--branch", "autofix/mine", cwd=repo, home=tmp_path / "home", stdin=log)
+    assert result.returncode == 0, result.stderr
+    by = git(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "autofix/mine")
+    assert by == "Robin Local <robin@example.invalid>|Robin Local <robin@example.invalid>"
+    assert git(repo, "log", "-1", "--format=%s", "autofix/mine") == "Fix the format failure (ruff-format)"
+
+
+def test_the_demo_commit_is_by_your_global_identity(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = Sam Demo\n\temail = sam@example.invalid\n")
+    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, home=home)
+    assert result.returncode == 0, result.stderr
+    project = tmp_path / "d" / "statskit"
+    by = git(project, "log", "-2", "--format=%an <%ae>", "ci-autofix/demo").splitlines()
+    assert by == ["Sam Demo <sam@example.invalid>", BOT]  # the fix is yours; the sample's commit the bot's
 
 
 def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
@@ -145,7 +211,12 @@ def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
     env = {"ANTHROPIC_API_KEY": "sk-ant-api03-" + "d" * 40}
     with messages_process(turns, tmp_path) as (url, _):
         result = cli(
-            "demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, env={**env, "ANTHROPIC_BASE_URL": url}
+            "demo",
+            "--dir",
+            str(tmp_path / "d"),
+            cwd=tmp_path,
+            home=tmp_path / "home",
+            env={**env, "ANTHROPIC_BASE_URL": url},
         )
     assert result.returncode == 0, result.stderr
     assert "fix agent" in result.stderr
@@ -154,6 +225,8 @@ def test_demo_with_a_key_runs_the_agent_too(tmp_path: Path) -> None:
     assert "mean() used integer division." in result.stdout
     fixed = git(tmp_path / "d" / "statskit", "show", "ci-autofix/demo:statskit.py")
     assert "return sum(values)" in fixed and "total(values) / len(values)" in fixed
+    title = git(tmp_path / "d" / "statskit", "log", "-1", "--format=%s", "ci-autofix/demo")
+    assert title == "Fix the format and test failures (ruff-format, the agent)"
 
 
 def test_a_demo_whose_model_is_unreachable_keeps_what_the_fixers_did(tmp_path: Path) -> None:

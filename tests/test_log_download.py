@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator, JobSpec, StepSpec
-from emulator.sample import init_repo
+from testing.git import init_repo
 
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.github import ClientSettings, GitHub, logs

@@ -29,9 +29,9 @@ from calc_scenario import (
     seed,
 )
 from emulator import GitHubEmulator
-from emulator.sample import git
 from fakes.messages import error, reply, tool_use
 from runner_sim import RunResult
+from testing.git import git
 
 from ci_autofix.state.marker import parse
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
-from emulator.sample import git
 from format_scenario import REPO, Scenario, make_scenario
+from testing.git import clone, git
 
 from ci_autofix.deliver.suggestion import UNVERIFIED_LABEL
 from ci_autofix.state.marker import Suggestion, parse
@@ -27,7 +27,7 @@ def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
 def expected_fix(scenario: Scenario, tmp_path: Path) -> str:
     """What `ruff format` itself makes of the failing commit."""
     copy = tmp_path / "expected"
-    subprocess.run(["git", "clone", "-q", str(scenario.source), str(copy)], check=True)
+    clone(scenario.source, copy)
     git(copy, "checkout", "-q", "feature")
     subprocess.run(
         [str(Path(sys.executable).parent / "ruff"), "format", "."], cwd=copy, check=True, capture_output=True

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
-from emulator.sample import commit, git, init_repo
+from testing.git import commit, git, init_repo
 
 from ci_autofix.git import Git, PushResult, auth_env, push_error
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
+from pathlib import Path
 
 import pytest
+from testing.git import try_git
 
 from ci_autofix.errors import UserError
 from ci_autofix.state import marker
@@ -62,10 +63,8 @@ def test_anything_else_is_refused(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", [n for n in GOOD + BAD if n and "\x00" not in n])
-def test_we_are_at_least_as_strict_as_git(name: str) -> None:
-    git_ok = (
-        subprocess.run(["git", "check-ref-format", "--branch", name], capture_output=True).returncode == 0
-    )
+def test_we_are_at_least_as_strict_as_git(name: str, tmp_path: Path) -> None:
+    git_ok = try_git(tmp_path, "check-ref-format", "--branch", name).returncode == 0
     if branch_problem(name) is None:
         assert git_ok, f"we accept {name!r} but git does not"
 

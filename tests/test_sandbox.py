@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from testing.git import git
 
 from ci_autofix.sandbox import Sandbox, SandboxViolation, command_argv, path_matches
 
@@ -32,10 +33,6 @@ def _gone(pid: int) -> bool:
             return True
         time.sleep(0.01)
     return False
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture

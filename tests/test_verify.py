@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from testing.git import DEV, git
 
 from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
@@ -19,17 +19,6 @@ TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff l
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 FIXED = BUGGY.replace("a - b", "a + b")
 FAILING = "pytest -q -p no:cacheprovider test_calc.py"
-
-
-def git(root: Path, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    subprocess.run(
-        ["git", "-c", "user.name=dev", "-c", "user.email=dev@example.com", *args],
-        cwd=root,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture
@@ -46,7 +35,7 @@ def project(tmp_path: Path) -> Path:
     )
     git(root, "init", "-q")
     git(root, "add", ".")
-    git(root, "commit", "-qm", "buggy")
+    git(root, "commit", "-qm", "buggy", author=DEV)
     return root
 
 
@@ -196,7 +185,7 @@ def test_ruff_reports_only_new_problems_in_changed_files(project: Path) -> None:
     (project / "ruff.toml").write_text("line-length = 100\n")
     (project / "legacy.py").write_text("import os\nx=1\n")  # lint debt already there before the fix
     git(project, "add", ".")
-    git(project, "commit", "-qm", "ruff")
+    git(project, "commit", "-qm", "ruff", author=DEV)
     sandbox = sandbox_for(project)
     before = reproduce(sandbox, [FAILING], timeout=60)
     (project / "calc.py").write_text(FIXED)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from emulator.sample import commit, git, init_repo
+from testing.git import clone, commit, git, init_repo
 
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
@@ -114,7 +113,7 @@ def test_the_command_runs_in_its_directory_with_its_variables(repo: tuple[Git, s
     git_, sha = repo
     found = failed_step_commands(git_, sha, CI, [FailedStep("tests (3.11, ubuntu-latest)", "Run the tests")])
     checkout = tmp_path / "checkout"
-    subprocess.run(["git", "clone", "-q", str(git_.repo), str(checkout)], check=True)
+    clone(git_.repo, checkout)
     script = found.commands[0].command.replace("python -m pytest -q", "true")
     assert Sandbox(checkout).run_command_line(script).ok
     assert (checkout / "pkg" / "seen.txt").read_text() == "3.11 job top 3\n"
@@ -130,7 +129,7 @@ def test_the_default_shell_has_no_pipefail_and_bash_and_sh_are_as_the_runner_run
     assert default == "set +o pipefail\nfalse | true"
     assert explicit == "false | true"
     checkout = tmp_path / "checkout"
-    subprocess.run(["git", "clone", "-q", str(git_.repo), str(checkout)], check=True)
+    clone(git_.repo, checkout)
     box = Sandbox(checkout)
     assert box.run_command_line(default).ok
     assert not box.run_command_line(explicit).ok

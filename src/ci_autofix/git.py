@@ -31,6 +31,17 @@ from ci_autofix.redact import redact
 
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a commit is by: its author and its committer."""
+
+    name: str
+    email: str
+
+
+BOT = Identity(BOT_NAME, BOT_EMAIL)  # the Action's commits, and local ones when git names no one
 _SAFE_CONFIG = (
     "-c",
     "core.hooksPath=/dev/null",
@@ -238,12 +249,12 @@ class Git:
                     self.run("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=index_env)
             return self.out("write-tree", env=index_env)
 
-    def commit_tree(self, tree: str, parent: str, message: str) -> str:
+    def commit_tree(self, tree: str, parent: str, message: str, *, by: Identity = BOT) -> str:
         identity = {
-            "GIT_AUTHOR_NAME": BOT_NAME,
-            "GIT_AUTHOR_EMAIL": BOT_EMAIL,
-            "GIT_COMMITTER_NAME": BOT_NAME,
-            "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+            "GIT_AUTHOR_NAME": by.name,
+            "GIT_AUTHOR_EMAIL": by.email,
+            "GIT_COMMITTER_NAME": by.name,
+            "GIT_COMMITTER_EMAIL": by.email,
         }
         result = self.run("commit-tree", tree, "-p", parent, "-F", "-", env=identity, stdin=message.encode())
         return result.output.strip()
@@ -391,6 +402,32 @@ def _remote_said(output: str, limit: int = 12) -> str:
             continue
         lines.append("    " + line.replace("\t", " ")[:300])
     return redact("\n".join(lines[:limit]))
+
+
+# Variables that would point git at another repository than the one in `cwd`.
+_LOCATION_VARIABLES = frozenset(
+    {"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX"}
+)
+
+
+def configured_identity(repo: Path) -> Identity | None:
+    """The `user.name` and `user.email` your own git commits with in the checkout `repo` (its
+    config, your global and the system config, as your environment points git to them), or None
+    when either is unset or not one line.
+
+    The one git here that reads your configuration, for the local flow's commit: `git config
+    --get` only reads config files, it runs nothing they name.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARIABLES}
+    env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    values: list[str] = []
+    for key in ("user.name", "user.email"):
+        result = shell.run(("git", "config", "--get", key), cwd=repo, env=env, timeout=30)
+        value = result.output.strip()
+        if not result.ok or not value or "\n" in value:
+            return None
+        values.append(value)
+    return Identity(*values)
 
 
 def remote_url(server_url: str, repository: str) -> str:

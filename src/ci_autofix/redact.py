@@ -1,6 +1,12 @@
 """Secret redaction: applied to every text before it leaves the process.
 
-Prompts, PR bodies, comments, job summaries, annotations and log lines all pass through `redact`.
+Where it is applied: triage redacts what it keeps of a log (the excerpt, failure messages,
+commands); the agent redacts each prompt block and tool result; `runner.Runner` redacts every log
+line, annotation, output and the job summary; and the GitHub client posts only `Redacted` text
+(`create_pull`, `update_pull`, `comment`, `edit_comment`): `deliver.suggestion.deliver` redacts
+the PR title and the whole PR body that `deliver.report` built, and each comment is redacted where
+it is posted (apply's through `Runner.redact`; propose's, the stuck report and the supersede
+notes with a `Redactor` of the run's secrets).
 Two layers, neither of which cares what stands next to a secret (a word character, an escaped
 newline such as a literal `\\n` or `%0A`, a suffix):
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
+
+from testing.git import Author, commit, init
 
 from ci_autofix.triage.model import Category, Diagnosis, Failure
 
@@ -28,10 +29,6 @@ def test_add():
 def test_mul():
     assert mul(2, 3) == 6
 """
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
 def failing_command() -> str:
@@ -77,9 +74,8 @@ def make_broken_repo(tmp_path: Path) -> Path:
     (repo / "build" / "generated.py").write_text("def add(a, b): return a - b  # ignored copy\n")
     (repo / ".github" / "workflows").mkdir(parents=True)
     (repo / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init")
+    init(repo)
+    commit(repo, {}, "init", Author("t", "t@example.com"))
     return repo
 
 

@@ -6,9 +6,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agent_samples import diagnosis, failing_command, git, quick_command
+from agent_samples import diagnosis, failing_command, quick_command
 from fakes.messages import FakeMessagesAPI, reply, tool_use
 from fakes.messages_fixtures import TEST_KEY
+from testing.git import git
 
 from ci_autofix.agent import AgentRequest, UntrustedText, run_agent
 from ci_autofix.agent.llm import LLM
@@ -92,7 +93,7 @@ def test_scripted_session_fixes_the_failing_test(
     # the fix is real: the failing command passes now, and the diff is the one line
     after = subprocess.run(command.split(), cwd=broken_repo, capture_output=True, text=True)
     assert after.returncode == 0, after.stdout
-    diff = git(broken_repo, "diff", "--unified=0")
+    diff = git(broken_repo, "diff", "--unified=0", strip=False)
     assert "-    return a - b" in diff and "+    return a + b" in diff
     assert diff.count("\n+") == 2  # the +++ header and the one changed line
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from emulator import BOT, GitHubEmulator, Pull
-from emulator.sample import ALICE, commit, git, init_repo
+from testing.git import ALICE, commit, git, init_repo
 
 from ci_autofix.clients import Clients
 from ci_autofix.flows.apply import apply

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from apply_world import CI_DISPATCHABLE, CI_PATH, FIXED, REPO, World, make_world
 from emulator import BOT, GitHubEmulator
-from emulator.sample import git
+from testing.git import git
 
 from ci_autofix.errors import UserError
 from ci_autofix.state import provenance

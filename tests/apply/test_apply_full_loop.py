@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
-from emulator.sample import git
 from format_scenario import REPO, make_scenario
 from runner_sim import RunnerSim
+from testing.git import git
 
 from ci_autofix.state.marker import parse
 

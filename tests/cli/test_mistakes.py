@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from emulator.sample import git, init_repo
+from testing.git import git, init_repo
 
 from ci_autofix.cli.demo import job_log
 

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from emulator.sample import init_repo
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from testing.git import init_repo
 
 from ci_autofix import cli
 

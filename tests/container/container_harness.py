@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from testing.git import git
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUN_LIKE_RUNNER = REPO_ROOT / "ci" / "container" / "run-like-runner"
 RUNNER_UID = 1001  # the runner's checkout belongs to this uid; the action runs as root
@@ -75,9 +77,10 @@ def parse_outputs(text: str) -> dict[str, str]:
 def make_runner_checkout(source: Path, dest: Path, sha: str) -> Path:
     """A checkout of `sha` the way actions/checkout leaves it (detached, no credentials), owned by
     the runner's uid so git's dubious-ownership check applies inside the container."""
-    subprocess.run(["git", "clone", "-q", "--no-checkout", str(source), str(dest)], check=True)
-    subprocess.run(["git", "-C", str(dest), "checkout", "-q", "--detach", sha], check=True)
-    subprocess.run(["git", "-C", str(dest), "remote", "remove", "origin"], check=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    git(dest.parent, "clone", "-q", "--no-checkout", str(source), str(dest))
+    git(dest, "checkout", "-q", "--detach", sha)
+    git(dest, "remote", "remove", "origin")
     for path in [dest, *dest.rglob("*")]:
         os.lchown(path, RUNNER_UID, RUNNER_UID)
     return dest

@@ -14,8 +14,8 @@ import pytest
 from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, PYTEST, SUMMARY, fixing_turns
 from container_harness import RUNNER_UID, ContainerRun, make_runner_checkout, run_like_runner
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import FakeMessagesAPI
+from testing.git import ALICE, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 
@@ -23,11 +23,6 @@ REPO = "acme/widgets"
 BRANCH = "feature"
 AUTHOR = ("alice", "alice@example.com")
 UNFORMATTED = 'def greet( name ):\n    return "hello, "+name\n\n\n\n\nPI=3.14\n'
-
-
-def _git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True)
-    return out.stdout.strip()
 
 
 def _emulator_env(emu: GitHubEmulator) -> dict[str, str]:
@@ -64,11 +59,11 @@ def _minimal_run_event(conclusion: str) -> dict[str, Any]:
 def _empty_workspace(tmp_path: Path) -> Path:
     source = tmp_path / "source"
     source.mkdir()
-    _git(source, "init", "-q", "-b", "main")
+    git(source, "init", "-q", "-b", "main")
     (source / "README.md").write_text("widgets\n")
-    _git(source, "add", ".")
-    _git(source, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "init")
-    return make_runner_checkout(source, tmp_path / "workspace", _git(source, "rev-parse", "HEAD"))
+    git(source, "add", ".")
+    git(source, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "init")
+    return make_runner_checkout(source, tmp_path / "workspace", git(source, "rev-parse", "HEAD"))
 
 
 # ---- what the runner needs from the image itself -------------------------------------------------------
@@ -212,7 +207,7 @@ def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run
     tool's output as the job's log."""
     source = tmp_path / "source"
     source.mkdir()
-    _git(source, "init", "-q", "-b", "main")
+    git(source, "init", "-q", "-b", "main")
     (source / "pyproject.toml").write_text(
         '[project]\nname = "widgets"\nversion = "0.1.0"\n\n[tool.ruff]\nline-length = 100\n'
     )
@@ -223,13 +218,13 @@ def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run
     )
     (source / "widgets.py").write_text("PI = 3.14\n")
     author = ["-c", f"user.name={AUTHOR[0]}", "-c", f"user.email={AUTHOR[1]}"]
-    _git(source, "add", ".")
-    _git(source, *author, "commit", "-qm", "Start")
-    _git(source, "checkout", "-q", "-b", BRANCH)
+    git(source, "add", ".")
+    git(source, *author, "commit", "-qm", "Start")
+    git(source, "checkout", "-q", "-b", BRANCH)
     (source / "widgets.py").write_text(UNFORMATTED)
-    _git(source, "add", ".")
-    _git(source, *author, "commit", "-qm", "Add greet")
-    sha = _git(source, "rev-parse", "HEAD")
+    git(source, "add", ".")
+    git(source, *author, "commit", "-qm", "Add greet")
+    sha = git(source, "rev-parse", "HEAD")
     check = subprocess.run(
         [sys.executable, "-m", "ruff", "format", "--check", "."],
         cwd=source,
@@ -266,9 +261,9 @@ def _seed_format_failure(emu: GitHubEmulator, tmp_path: Path) -> tuple[Path, Run
 
 def _expected_format_diff(source: Path, tmp_path: Path) -> str:
     copy = tmp_path / "expected"
-    subprocess.run(["git", "clone", "-q", "-b", BRANCH, str(source), str(copy)], check=True)
+    git(tmp_path, "clone", "-q", "-b", BRANCH, str(source), str(copy))
     subprocess.run([sys.executable, "-m", "ruff", "format", "."], cwd=copy, check=True, capture_output=True)
-    return _git(copy, "diff")
+    return git(copy, "diff")
 
 
 def _propose_in_image(image: str, emu: GitHubEmulator, tmp_path: Path) -> tuple[ContainerRun, Run, str, str]:
@@ -301,8 +296,8 @@ def _check_proposed(
     assert out["fix-branch"] == f"ci-autofix/{BRANCH}/{run.id}", result.explain()
     assert emu.branch_sha(REPO, out["fix-branch"]) == out["fix-sha"]
     bare = emu.bare_path(REPO)
-    assert _git(bare, "rev-parse", f"{out['fix-sha']}^") == sha
-    assert _git(bare, "diff", sha, out["fix-sha"]) == expected_diff
+    assert git(bare, "rev-parse", f"{out['fix-sha']}^") == sha
+    assert git(bare, "diff", sha, out["fix-sha"]) == expected_diff
     assert emu.branch_sha(REPO, BRANCH) == sha  # nothing lands before a human approves
     pulls = emu.pulls(REPO)
     assert len(pulls) == 1
@@ -413,8 +408,8 @@ def test_the_agent_fixes_a_failing_test_in_the_image(
     assert emu.token not in sent
     fix_sha = result.outputs["fix-sha"]
     bare = emu.bare_path(REPO)
-    assert _git(bare, "show", f"{fix_sha}:calc.py") == CALC_OK.strip()
-    assert _git(bare, "rev-parse", f"{fix_sha}^") == head_sha
+    assert git(bare, "show", f"{fix_sha}:calc.py") == CALC_OK.strip()
+    assert git(bare, "rev-parse", f"{fix_sha}^") == head_sha
     # verification re-ran the failing pytest in the container, in an environment it set up itself
     assert json.loads(result.outputs["result-json"])["details"]["verification"] == "verified", (
         result.explain()

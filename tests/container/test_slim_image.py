@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from emulator import GitHubEmulator
+from testing.git import Author, init_repo
 
 REPO = "acme/slim"
 
@@ -86,12 +87,7 @@ def _values(stdout: str) -> dict[str, str]:
 
 def _seed(emu: GitHubEmulator, tmp_path: Path) -> str:
     source = tmp_path / "source"
-    source.mkdir()
-    ident = ["-c", "user.name=a", "-c", "user.email=a@example.com"]
-    subprocess.run(["git", "init", "-q", "-b", "main", str(source)], check=True)
-    (source / "README.md").write_text("slim\n")
-    subprocess.run(["git", "-C", str(source), "add", "."], check=True)
-    subprocess.run(["git", "-C", str(source), *ident, "commit", "-qm", "Start"], check=True)
+    init_repo(source, {"README.md": "slim\n"}, message="Start", author=Author("a", "a@example.com"))
     emu.create_repo(REPO, source=source)
     head = emu.branch_sha(REPO, "main")
     assert head is not None

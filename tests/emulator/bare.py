@@ -6,19 +6,19 @@ HTTP endpoint and what `POST /git/refs` wrote with `git update-ref` are one stat
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from testing.git import git_env
+
 ZERO = "0" * 40
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1"})
-    return env
+    """The server's git reads no configuration of this machine either (`testing.git.git_env`)."""
+    return git_env()
 
 
 def git(

@@ -1,56 +1,17 @@
-"""Small local git repositories to seed the emulator with (real git, no network)."""
+"""A failing CI run in the emulator, seeded from a local repository (made with `testing.git`)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from testing.git import ALICE, clone
 
 from emulator.state import JobSpec, Run, StepSpec
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from emulator.core import GitHubEmulator
-
-ALICE = ("Alice Example", "alice@example.com")
-
-
-def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    full_env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"})
-    full_env.update(env or {})
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60, check=False
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed ({result.returncode}): {result.stderr}")
-    return result.stdout.strip()
-
-
-def commit(repo: Path, files: dict[str, str], message: str, author: tuple[str, str] = ALICE) -> str:
-    """Write `files` (path → text), commit them, return the new sha."""
-    for name, text in files.items():
-        target = repo / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    git(repo, "add", "-A")
-    name, email = author
-    git(repo, "-c", f"user.name={name}", "-c", f"user.email={email}", "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD")
-
-
-def init_repo(
-    path: Path,
-    files: dict[str, str],
-    *,
-    branch: str = "main",
-    message: str = "Initial commit",
-    author: tuple[str, str] = ALICE,
-) -> str:
-    """A new repository at `path` with one commit on `branch`; returns its sha."""
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", f"--initial-branch={branch}")
-    return commit(path, files, message, author)
 
 
 def publish_failure(
@@ -78,6 +39,5 @@ def publish_failure(
         "failure",
         jobs=[JobSpec(job, "failure", [StepSpec(f"Run {command}", "failure")], log=log)],
     )
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    clone(source, workspace, detach=head_sha)
     return run

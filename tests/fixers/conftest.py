@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fixer_projects import Project
+from testing.git import init
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[Project]:
     root = tmp_path / "repo"
     root.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    init(root)
     yield Project(root)
 
 

@@ -8,13 +8,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from testing.git import DEV, git
+
 from ci_autofix.triage import diagnose
 from ci_autofix.triage.model import Diagnosis
 
 # The tools that ship with the action (in tests: those of the venv running pytest).
 BIN = Path(sys.executable).parent
 _STAMP = "2026-11-30T01:02:03.0000000Z "
-_GIT = ("git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", "-c", "commit.gpgsign=false")
 
 
 def github_step(command: str, output: str, exit_code: int) -> str:
@@ -40,8 +41,7 @@ class Project:
         return (self.root / rel).read_text()
 
     def git(self, *args: str) -> str:
-        done = subprocess.run([*_GIT, *args], cwd=self.root, capture_output=True, text=True, check=True)
-        return done.stdout
+        return git(self.root, *args, author=DEV, strip=False)
 
     def commit(self) -> str:
         self.git("add", "-A")

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from emulator.sample import commit, git, init_repo
 from sandbox_tools import sandbox_path
+from testing.git import commit, git, init_repo
 
 from ci_autofix.git import Git
 from ci_autofix.ladder.evidence import OriginalTests, Verification

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from emulator.sample import commit, init_repo
 from sandbox_tools import sandbox_path
+from testing.git import commit, init_repo
 
 from ci_autofix import policy
 from ci_autofix.git import Git

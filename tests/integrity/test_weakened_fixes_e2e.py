@@ -14,9 +14,9 @@ from typing import Any
 
 from calc_scenario import BRANCH, CALC_TEST, EDITOR, REPO, Broken, messages_process, propose, seed
 from emulator import GitHubEmulator
-from emulator.sample import git
 from fakes.messages import reply, tool_use
 from runner_sim import RunResult
+from testing.git import git
 
 from ci_autofix.state.marker import parse
 

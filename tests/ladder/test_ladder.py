@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from emulator.sample import init_repo
 from fakes.messages import FakeMessagesAPI, reply, tool_use
 from fakes.messages_fixtures import TEST_KEY, make_llm
 from sandbox_tools import sandbox_path
+from testing.git import init_repo
 
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.ladder.run import LadderInput, Proposal, run_ladder

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from emulator import BOT, GitHubEmulator
-from emulator.sample import commit, git, init_repo
+from testing.git import ALICE, commit, git, init_repo
 
 from ci_autofix.github import ClientSettings, GitHub
 from ci_autofix.state import provenance
@@ -108,7 +108,7 @@ def test_a_merge_is_never_ours(branch: Branch) -> None:
     git(branch.src, "checkout", "-q", "-b", "side", "HEAD~1")
     other = commit(branch.src, {"b.txt": "b\n"}, "Side work")
     git(branch.src, "checkout", "-q", "feature")
-    git(branch.src, "merge", "-q", "--no-ff", "-m", f"Merge\n\nAutofix-Base: {base}\n", other)
+    git(branch.src, "merge", "-q", "--no-ff", "-m", f"Merge\n\nAutofix-Base: {base}\n", other, author=ALICE)
     branch.head = git(branch.src, "rev-parse", "HEAD")
     branch.publish()
     record = Suggestion(

@@ -9,17 +9,16 @@ environment), so each suggestion is an unverified draft that a human applies, as
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from calc_scenario import API_KEY, EDITOR, messages_process
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import commit, git, init_repo
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
+from testing.git import clone, commit, git, init_repo
 
 from ci_autofix.deliver.stuck import MARKER, STUCK_LABEL
 
@@ -95,8 +94,7 @@ class Loop:
         workdir = self._dir("propose")
         workspace = workdir / "workspace"
         if run.conclusion == "failure":  # the example workflow checks out only for failures
-            subprocess.run(["git", "clone", "-q", str(self.emu.bare_path(REPO)), str(workspace)], check=True)
-            git(workspace, "checkout", "-q", "--detach", run.head_sha)
+            clone(self.emu.bare_path(REPO), workspace, detach=run.head_sha)
         else:
             workspace.mkdir()
         with messages_process(turns, workdir) as (url, record):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
-from emulator.sample import git
 from format_scenario import REPO, Scenario, make_scenario
+from testing.git import git
 
 from ci_autofix.deliver.report import APPLY_PLACEHOLDER
 

@@ -15,12 +15,11 @@ import io
 import json
 import os
 import random
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from emulator import BOT, GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
+from testing.git import ALICE, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 from ci_autofix.clients import Clients, GitHubAPI, Model
@@ -115,8 +114,7 @@ class Soak:
         work.mkdir()
         (work / "event.json").write_text(json.dumps(self.emu.workflow_run_event(run)))
         workspace = work / "workspace"
-        subprocess.run(["git", "clone", "-q", str(self.emu.bare_path(REPO)), str(workspace)], check=True)
-        git(workspace, "checkout", "-q", "--detach", run.head_sha)
+        clone(self.emu.bare_path(REPO), workspace, detach=run.head_sha)
         settings = Settings(
             mode="propose",
             github_token=self.emu.token,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from testing.git import DEV, git
 
 from ci_autofix.git import Git
 from ci_autofix.policy import Verdict, check_diff
@@ -41,11 +41,7 @@ class Repo:
         self._run("init", "-q", "-b", "main")
 
     def _run(self, *args: str) -> str:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        identity = ("-c", "user.name=Dev", "-c", "user.email=dev@example.com", "-c", "core.autocrlf=false")
-        return subprocess.run(
-            ["git", *identity, *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
-        ).stdout.strip()
+        return git(self.root, "-c", "core.autocrlf=false", *args, author=DEV)
 
     def commit(self, files: Files, message: str = "change") -> str:
         gitlinks = {rel: c.sha for rel, c in files.items() if isinstance(c, Gitlink)}

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from testing.git import commit, init, run
 
 SKIPPED = "import pytest\n\n\n@pytest.mark.skip\ndef test_a():\n    assert 1 == 1\n"
 PLAIN = "import pytest\n\n\ndef test_a():\n    assert 1 == 1\n"
@@ -77,13 +78,10 @@ def test_github_style_diff_without_full_index(repo: object, tmp_path: Path) -> N
     """GitHub's `.diff` is plain `git diff` output: short index lines, a/ b/ prefixes."""
     root = tmp_path / "gh"
     root.mkdir()
-    git = ["git", "-C", str(root), "-c", "user.name=a", "-c", "user.email=a@example.com"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    (root / "app.test.js").write_text('it("works", () => {\n  expect(1).toBe(1);\n});\n')
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    init(root)
+    commit(root, {"app.test.js": 'it("works", () => {\n  expect(1).toBe(1);\n});\n'}, "a")
     (root / "app.test.js").write_text('it.only("works", () => {\n  expect(1).toBe(1);\n});\n')
-    diff = subprocess.run([*git, "diff"], check=True, capture_output=True).stdout
+    diff = run(root, "diff").stdout
     assert b"index " in diff and b"--full-index" not in diff
     result = check_diff("--format", "json", stdin=diff)
     assert (result.returncode, json.loads(result.stdout)["codes"]) == (2, ["only-marker-added"])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kinds_helpers import Case, check_case, params
+from testing.git import git
 
 from ci_autofix.policy import Verdict, check_diff
 from ci_autofix.policy.diff import parse
@@ -113,13 +112,6 @@ def test_diff_kinds(check_in: Callable[..., Verdict], case: Case, mode: str) -> 
     check_case(check_in, case, mode)
 
 
-def _git(repo: Any, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"HOME": str(repo.root)}
-    return subprocess.run(
-        ["git", *args], cwd=repo.root, env=env, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.mark.parametrize(
     "options",
     [
@@ -138,7 +130,17 @@ def test_deleting_a_test_file_is_seen_in_any_prefix_or_quoting(
     head = repo.commit({path: None})
     config = [o for o in options if o.startswith("core.")]
     flags = [o for o in options if o.startswith("--")]
-    diff = _git(repo, *(["-c", *config] if config else []), "diff", "-M", "--full-index", *flags, base, head)
+    diff = git(
+        repo.root,
+        *(["-c", *config] if config else []),
+        "diff",
+        "-M",
+        "--full-index",
+        *flags,
+        base,
+        head,
+        strip=False,
+    )
     verdict = check_diff(diff)
     assert [(f.code, f.path) for f in verdict.findings] == [("test-file-deleted", path)], diff
 

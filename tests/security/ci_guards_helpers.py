@@ -5,7 +5,6 @@ uid 1001, ci-autofix as root), for tests/security/test_ci_trigger.py and test_sm
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +12,9 @@ from typing import Any
 
 from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import reply, tool_use
 from runner_sim import RUNNER_UID, RunnerSim, RunResult
+from testing.git import ALICE, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 
@@ -110,8 +109,7 @@ def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = Non
         jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
     )
     workspace = tmp_path / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    clone(source, workspace, detach=head_sha)
     # the image trusts /github/workspace in its system config; here the runner's HOME does it
     home = tmp_path / "runner" / "home"
     home.mkdir(parents=True)

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
 from runner_sim import RunnerSim, RunResult
+from testing.git import ALICE, clone, commit, git, init_repo
 
 REPO = "acme/widgets"
 BRANCH = "feature"
@@ -182,8 +182,7 @@ def make_attack(
             )
         ],
     )
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    clone(source, workspace, detach=head_sha)
     # The runner's HOME lets git accept the runner-owned checkout (git run as root refuses a
     # repository another uid owns), as a container job's HOME set up by earlier steps may.
     home = runner_root / "home"

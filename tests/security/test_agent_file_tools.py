@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from emulator.sample import commit, init_repo
+from testing.git import commit, init_repo
 
 from ci_autofix.agent.files import repo_files
 from ci_autofix.agent.tools import Toolbox

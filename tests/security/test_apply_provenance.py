@@ -12,7 +12,6 @@ suggestion, a writer (`mallory`, with her own token) attacks it, a reviewer disp
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,10 +19,10 @@ from typing import Any
 import pytest
 import requests
 from emulator import BOT, GitHubEmulator, JobSpec, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
 from format_scenario import BROKEN, CLEAN, DISPATCHABLE_CI, REPO
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
+from testing.git import ALICE, Author, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 from ci_autofix.state.marker import Suggestion, parse
@@ -32,7 +31,7 @@ CI = ".github/workflows/ci.yml"
 DEPLOY = ".github/workflows/deploy.yml"
 APPLY = ".github/workflows/ci-autofix-apply.yml"
 CONTEXT = "ci-autofix/provenance"
-MALLORY = ("Mallory", "mallory@example.com")
+MALLORY = Author("Mallory", "mallory@example.com")
 MALLORY_TOKEN = "ghp_malloryWriterToken0123456789abcdefABCD"
 TESTS = {
     "tests/test_widgets.py": "from widgets import area\n\n\ndef test_area():\n    assert area(2, 3) == 6\n"
@@ -97,8 +96,7 @@ class Loop:
     def mallory_commit(self, parent: str, files: dict[str, str], delete: list[str], branch: str) -> str:
         """A commit of hers on `parent`, force-pushed to `branch`."""
         work = self.tmp / f"mallory-{branch.replace('/', '-')}"
-        subprocess.run(["git", "clone", "-q", str(self.emu.bare_path(REPO)), str(work)], check=True)
-        git(work, "checkout", "-q", "--detach", parent)
+        clone(self.emu.bare_path(REPO), work, detach=parent)
         for name in delete:
             (work / name).unlink()
         sha = commit(work, files, "Fix the format", MALLORY)
@@ -154,8 +152,7 @@ def loop(github_emulator: GitHubEmulator, tmp_path: Path) -> Loop:
         ],
     )
     workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    clone(source, workspace, detach=head_sha)
     # Both run as on GitHub's runners: the workspace and the runner's files owned by uid 1001.
     sims = (
         RunnerSim(tmp_path / "propose", runner_uid=1001).for_emulator(emu, REPO),

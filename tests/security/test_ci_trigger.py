@@ -27,7 +27,7 @@ from ci_guards_helpers import (
     tool_results,
 )
 from emulator import GitHubEmulator
-from emulator.sample import git
+from testing.git import git
 
 from ci_autofix.policy import check_diff
 from ci_autofix.sandbox import Sandbox, SandboxViolation

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -27,9 +26,9 @@ from typing import Any
 import pytest
 from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, EDITOR, PYTEST, SUMMARY, messages_process
 from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from emulator.sample import ALICE, commit, git, init_repo
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
+from testing.git import ALICE, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 
@@ -132,8 +131,7 @@ def seed(emu: GitHubEmulator, root: Path, form: str) -> Seeded:
         REPO, WORKFLOW, BRANCH, head_sha, "failure", jobs=[JobSpec("test", "failure", steps, log=log)]
     )
     workspace = root / "workspace"
-    subprocess.run(["git", "clone", "-q", str(source), str(workspace)], check=True)
-    git(workspace, "checkout", "-q", "--detach", head_sha)
+    clone(source, workspace, detach=head_sha)
     return Seeded(run, head_sha, workspace, marker, ran, payload, f"touch {ran}\n{PYTEST}")
 
 
@@ -252,7 +250,7 @@ def test_local_fix_runs_no_command_that_only_the_log_names(tmp_path: Path) -> No
     lines += ["##[error]Process completed with exit code 1."]
     log = "".join(f"{stamp} {line}\n" for line in lines).encode()
 
-    result = cli("fix", "-", cwd=repo, stdin=log, env={"HOME": str(tmp_path)})
+    result = cli("fix", "-", cwd=repo, home=tmp_path, stdin=log)
 
     assert not marker.exists()
     assert result.returncode == 3 and "Traceback" not in result.stderr, result.stderr

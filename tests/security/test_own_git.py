@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from emulator import GitHubEmulator
-from emulator.sample import git
 from isolation_helpers import FIXED, REPO, leaked, make_attack, open_dir, run_as_root_only
+from testing.git import git
 
 __all__ = ["open_dir"]  # the fixture
 

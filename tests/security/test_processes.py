@@ -25,8 +25,9 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
-from emulator.sample import commit, git, init_repo, publish_failure
+from emulator.sample import publish_failure
 from runner_sim import RunnerSim
+from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 

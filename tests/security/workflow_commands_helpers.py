@@ -14,8 +14,9 @@ import cmarkgfm
 from calc_scenario import CALC_BROKEN, CALC_OK, PYTEST
 from cmarkgfm.cmark import Options as CmarkOptions
 from emulator import GitHubEmulator, Run
-from emulator.sample import commit, git, init_repo, publish_failure
+from emulator.sample import publish_failure
 from runner_sim import RunnerSim, RunResult, WorkflowCommand, parse_commands
+from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 

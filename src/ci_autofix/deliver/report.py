@@ -1,6 +1,8 @@
 """What people read: the suggestion PR's title and body, and the job summary.
 
-Every text here ends up on GitHub; the runner and the delivery code redact it on the way out.
+Every text here ends up on GitHub, and nothing here redacts it: `deliver.suggestion.deliver` passes
+the PR title and the whole body through a `Redactor` (the run's secrets and the secret patterns)
+before the client posts them, and `runner.Runner.summary` redacts the job summary.
 Untrusted text (failure messages, file and test names, commands, the log excerpt, the agent's
 words, halt messages, which may quote the model or a log) enters only through the helpers of
 `ci_autofix.markdown`, inside code spans and fences; the rest is our own Markdown.

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.git import Git, GitError
+from ci_autofix.git import BOT, Git, GitError, Identity, configured_identity
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 
 if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fast
-    from ci_autofix.ladder.run import Proposal
+    from ci_autofix.agent import AgentResult
+    from ci_autofix.fixers import FixerRun
+    from ci_autofix.ladder.run import CommitMessage, Proposal
     from ci_autofix.ladder.workarea import Workarea
     from ci_autofix.triage import Diagnosis
     from ci_autofix.triage.workflow import WorkflowCommands
@@ -27,7 +29,8 @@ if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fa
 def fix(
     repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
-    """Triage, fixers, agent, verification and policy; the fix lands on a new local branch."""
+    """Triage, fixers, agent, verification and policy; the fix lands on a new local branch, by the
+    identity your git commits with in `repo` (`user.name`, `user.email`), else by the Action's bot."""
     from ci_autofix.triage import diagnose
     from ci_autofix.triage.locate import locate_failures
     from ci_autofix.triage.workflow import claimed_commands
@@ -60,12 +63,20 @@ def fix(
             f"The log shows an infrastructure failure "
             f"({diagnosis.infra_reason or diagnosis.category.value}): no code change would fix it.",
         )
-    message = (
-        f"Fix CI failure ({diagnosis.category.value})\n\nProposed by ci-autofix from a local log.\n\n"
-        f"Autofix-Base: {head}\n"
-    )
+    author = configured_identity(repo) or BOT
     try:
-        proposal = _ladder(git, repo, head, name, diagnosis, settings, runner, message, commands)
+        proposal = _ladder(
+            git,
+            repo,
+            head,
+            name,
+            diagnosis,
+            settings,
+            runner,
+            commit_message(diagnosis, head),
+            commands,
+            author,
+        )
     except Halt as halt:
         raise _with_fixer_hint(halt, diagnosis, settings) from None
     return proposal, name
@@ -79,8 +90,9 @@ def _ladder(
     diagnosis: Diagnosis,
     settings: Settings,
     runner: Runner,
-    message: str,
+    message: CommitMessage,
     commands: WorkflowCommands,
+    author: Identity,
 ) -> Proposal:
     from ci_autofix.clients import build_clients
     from ci_autofix.ladder.run import LadderInput, run_ladder
@@ -100,6 +112,7 @@ def _ladder(
                     commands=commands.lines,
                     actions=commands.actions,
                     notes=commands.notes,
+                    author=author,
                 ),
                 runner,
             )
@@ -128,6 +141,29 @@ def _fetch(git: Git, area: Workarea, sha: str, name: str) -> None:
         str(area.git_dir),
         f"{ref}:refs/heads/{name}",
     )
+
+
+def commit_message(diagnosis: Diagnosis, head: str) -> CommitMessage:
+    """The fix commit's message, titled by what the fix settles and what made it: the failure
+    kinds the fixers that changed files answer (all of them when the agent ran), and their names."""
+    from ci_autofix.fixers.catalog import FIXERS
+
+    def message(fixer_runs: list[FixerRun], agent: AgentResult | None) -> str:
+        changed = {run.name for run in fixer_runs if run.changed_files}
+        fixers = [fixer for fixer in FIXERS if fixer.name in changed]
+        settled = [
+            failure
+            for failure in diagnosis.failures
+            if agent is not None
+            or any(failure.tool in f.failure_tools and failure.kind in f.failure_kinds for f in fixers)
+        ]
+        kinds = list(dict.fromkeys(failure.kind for failure in settled)) or [diagnosis.category.value]
+        by = [run.name for run in fixer_runs if run.name in changed] + (["the agent"] if agent else [])
+        plural = "s" if len(kinds) > 1 else ""
+        subject = f"Fix the {' and '.join(kinds)} failure{plural}" + (f" ({', '.join(by)})" if by else "")
+        return f"{subject[:72]}\n\nProposed by ci-autofix from a local log.\n\nAutofix-Base: {head}\n"
+
+    return message
 
 
 def _with_fixer_hint(halt: Halt, diagnosis: Diagnosis, settings: Settings) -> Halt:

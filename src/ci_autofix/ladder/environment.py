@@ -15,7 +15,7 @@ import stat
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,10 +161,12 @@ def prepare(
     env_dir: Path | None,
     timeout: float,
     commands: Sequence[str] = ("",),
+    on_start: Callable[[str], None] = lambda _command: None,
 ) -> Prepared:
     """The sandbox the commands run in, after the setup (run at most once per dependency content).
 
     Without a configured setup, commands that only run standalone linters need no environment.
+    `on_start` hears each setup command as it starts.
     """
     root = sandbox.root
     if not setup_command and commands is not None and not needs_environment(commands):
@@ -172,6 +174,7 @@ def prepare(
     if not is_python_project(root):
         if not setup_command:
             return Prepared(sandbox, None)
+        on_start(setup_command)
         return Prepared(
             sandbox, Evidence.of(setup_command, sandbox.run_command_line(setup_command, timeout=timeout))
         )
@@ -194,29 +197,37 @@ def prepare(
     if reusable and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
     with _lent(env_dir, sandbox):
-        setup = _set_up(sandbox, inner, env_dir, setup_command, timeout)
+        setup = _set_up(sandbox, inner, env_dir, setup_command, timeout, on_start)
     if setup is None or setup.ok:
         stamp_file.write_text(stamp)
     return Prepared(inner, setup)
 
 
 def _set_up(
-    sandbox: Sandbox, inner: Sandbox, env_dir: Path, setup_command: str, timeout: float
+    sandbox: Sandbox,
+    inner: Sandbox,
+    env_dir: Path,
+    setup_command: str,
+    timeout: float,
+    on_start: Callable[[str], None],
 ) -> Evidence | None:
     """Create the virtualenv when it is missing, then run the setup (or install the project) in it."""
     bin_dir = env_dir / "bin"
     if not (bin_dir / "python").exists():
         # Created by the sandbox's user, who must write there while the setup runs.
         sandbox.run(["mkdir", "-p", "--", str(env_dir.parent)], timeout=timeout)
+        on_start(f"python -m venv {env_dir.name}")
         created = sandbox.run([interpreter(sandbox), "-m", "venv", str(env_dir)], timeout=timeout)
         if not created.ok:
             return Evidence.of(f"python -m venv {env_dir.name}", created)
     if setup_command:
+        on_start(setup_command)
         return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
     argv = default_setup(inner.root, bin_dir / "python")
     if argv is None:
         return None
     shown = "pip install " + " ".join(argv[argv.index("--quiet") + 1 :])
+    on_start(shown)
     return Evidence.of(shown, inner.run(argv, timeout=timeout))
 
 

@@ -21,7 +21,7 @@ from ci_autofix.agent.loop import Budget
 from ci_autofix.clients import Model
 from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
-from ci_autofix.git import Git
+from ci_autofix.git import BOT, Git, Identity
 from ci_autofix.ladder.evidence import Verification
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
 from ci_autofix.ladder.workarea import Workarea
@@ -35,6 +35,10 @@ from ci_autofix.triage.model import Category, Diagnosis
 # Failures the deterministic fixers can settle on their own: when only these failed and a
 # fixer changed something, the agent is not needed.
 _FIXER_CATEGORIES = {Category.FORMAT, Category.LINT}
+
+# The fix commit's message: a text, or made from what the ladder did once that is known (the
+# fixers' runs, the agent's result when the agent ran).
+CommitMessage = str | Callable[[list[FixerRun], AgentResult | None], str]
 
 
 @dataclass
@@ -61,7 +65,7 @@ class LadderInput:
     head_sha: str
     diagnosis: Diagnosis
     settings: Settings
-    commit_message: str
+    commit_message: CommitMessage
     tools_dir: Path
     llm_factory: Callable[[], Model]
     context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
@@ -71,6 +75,7 @@ class LadderInput:
     commands: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
+    author: Identity = BOT  # the fix commit's author and committer
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
@@ -93,7 +98,11 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     runner.stage("reproducing the failure")
     for note in job.notes:
         runner.info(f"  {note}")
-    for evidence in clean.reproduce() if commands or settings.test_command else []:
+
+    def started(command: str) -> None:  # the setup can take a while: each command as it starts
+        runner.info(f"  running {command.splitlines()[-1]}")
+
+    for evidence in clean.reproduce(on_start=started) if commands or settings.test_command else []:
         runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
 
     seen = _Seen()
@@ -185,7 +194,10 @@ def _climb(
         verification = seen.verification = _verify(
             sandbox, job, git, clean
         )  # what is proposed is what was verified
-    fix_sha = git.commit_tree(tree, job.head_sha, job.commit_message)
+    message = job.commit_message
+    if not isinstance(message, str):
+        message = message(fixer_runs, agent_result)
+    fix_sha = git.commit_tree(tree, job.head_sha, message, by=job.author)
     diff = git.diff(job.head_sha, fix_sha)
     verdict = check_diff(
         diff,

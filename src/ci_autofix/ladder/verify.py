@@ -31,7 +31,7 @@ import dataclasses
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,12 +62,20 @@ def reproduce(
     setup_command: str = "",
     env_dir: Path | None = None,
     reports: Path | None = None,
+    on_start: Callable[[str], None] = lambda _command: None,
 ) -> list[Evidence]:
-    """Run the failing commands on the unfixed checkout, in the same environment `verify` will use."""
-    prepared = prepare(sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=commands)
+    """Run the failing commands on the unfixed checkout, in the same environment `verify` will use;
+    `on_start` hears each command (the setup's too) as it starts."""
+    prepared = prepare(
+        sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=commands, on_start=on_start
+    )
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
-    return [counted(prepared.sandbox, command, timeout=timeout, reports=reports) for command in commands]
+    evidence = []
+    for command in commands:
+        on_start(command)
+        evidence.append(counted(prepared.sandbox, command, timeout=timeout, reports=reports))
+    return evidence
 
 
 _PYTEST_USAGE = 4
@@ -166,8 +174,9 @@ class CleanRuns:
     protected: Sequence[str]
     before: list[Evidence] = dataclasses.field(default_factory=list)
 
-    def reproduce(self) -> list[Evidence]:
-        """The failing commands and `test-command` on exactly the failing commit; kept as `before`."""
+    def reproduce(self, *, on_start: Callable[[str], None] = lambda _command: None) -> list[Evidence]:
+        """The failing commands and `test-command` on exactly the failing commit; kept as `before`.
+        `on_start` hears each command (the setup's too) as it starts."""
         runs = list(dict.fromkeys([*self.commands, *([self.test_command] if self.test_command else [])]))
         self.before = reproduce(
             self._copy(self.area.head_sha),
@@ -176,6 +185,7 @@ class CleanRuns:
             setup_command=self.setup_command,
             env_dir=self.area.env_dir,
             reports=self._reports(),
+            on_start=on_start,
         )
         return self.before
 
