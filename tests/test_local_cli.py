@@ -236,7 +236,7 @@ def test_a_demo_whose_model_is_unreachable_keeps_what_the_fixers_did(tmp_path: P
         closed.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{closed.getsockname()[1]}"
     env = {"ANTHROPIC_API_KEY": "sk-ant-api03-" + "u" * 40, "ANTHROPIC_BASE_URL": url}
-    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, env=env)
+    result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, home=tmp_path / "home", env=env)
     assert result.returncode == 3, result.stderr
     assert "halted (model-unavailable)" in result.stderr
     assert "kept on the local branch ci-autofix/demo" in result.stderr
