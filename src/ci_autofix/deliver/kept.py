@@ -42,20 +42,50 @@ def summary(kept: Kept) -> str:
 
 def write(kept: Kept, runner_temp: Path | None, name: str, redact: Redactor) -> dict[str, str]:
     """Write the kept work under the runner's temp dir, owned like that dir (so the runner can
-    clean it up); the outputs that name the files. Nothing is followed: a link there is refused."""
+    clean it up); the outputs that name the files. Every step goes through a directory handle
+    opened without following links, so nothing swapped in on the way redirects a write."""
     if runner_temp is None:
         return {}
     inside = CONTAINER_TEMP if CONTAINER_TEMP.is_dir() else runner_temp
-    owner = inside.stat()
-    directory = inside / "ci-autofix"
-    for step in (directory, directory / name):
+    top = os.open(inside, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        owner = os.fstat(top)
+        ours = _directory(top, "ci-autofix", owner, fresh=False)
         try:
-            step.mkdir(mode=0o755)
-        except FileExistsError:
-            if step.is_symlink() or not step.is_dir() or step.name == name:
-                raise
-        if os.geteuid() == 0:
-            os.chown(step, owner.st_uid, owner.st_gid, follow_symlinks=False)
+            run = _directory(ours, name, owner, fresh=True)
+        finally:
+            os.close(ours)
+        try:
+            return _files(kept, run, owner, redact, runner_temp / "ci-autofix" / name)
+        finally:
+            os.close(run)
+    finally:
+        os.close(top)
+
+
+def _directory(parent: int, name: str, owner: os.stat_result, *, fresh: bool) -> int:
+    """A handle on `name` in `parent`: made now (`fresh`: it must be), or an existing one that only
+    its owner (us, or the temp dir's owner) may write."""
+    try:
+        os.mkdir(name, 0o755, dir_fd=parent)
+    except FileExistsError:
+        if fresh:
+            raise
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    info = os.fstat(fd)
+    if info.st_uid not in (os.geteuid(), owner.st_uid) or info.st_mode & 0o022:
+        os.close(fd)
+        raise PermissionError(
+            f"{name} in the runner's temp dir belongs to someone else, or others may write it"
+        )
+    if os.geteuid() == 0:
+        os.fchown(fd, owner.st_uid, owner.st_gid)
+    return fd
+
+
+def _files(
+    kept: Kept, directory: int, owner: os.stat_result, redact: Redactor, shown: Path
+) -> dict[str, str]:
     files = {
         "patch-path": ("fix.patch", kept.diff),
         "evidence-path": ("evidence.md", kept.evidence),
@@ -68,12 +98,13 @@ def write(kept: Kept, runner_temp: Path | None, name: str, redact: Redactor) -> 
     for output, (filename, text) in files.items():
         if not text:
             continue
-        fd = os.open(directory / name / filename, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(filename, flags, 0o644, dir_fd=directory)
         if os.geteuid() == 0:
             os.fchown(fd, owner.st_uid, owner.st_gid)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(redact(text).text)
-        outputs[output] = str(runner_temp / "ci-autofix" / name / filename)
+        outputs[output] = str(shown / filename)
     return outputs
 
 
