@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from emulator import GitHubEmulator
+from emulator import BOT, GitHubEmulator
 from format_scenario import REPO, Scenario, make_scenario
-from testing.git import clone, git
+from testing.git import clone, commit, git
 
 from ci_autofix.deliver.suggestion import UNVERIFIED_LABEL
+from ci_autofix.state import provenance
 from ci_autofix.state.marker import Suggestion, parse
 
 
@@ -232,30 +233,52 @@ def test_with_a_ci_token_the_fix_is_pushed_with_it(scenario: Scenario) -> None:
     assert ci_token not in result.stdout.replace(f"::add-mask::{ci_token}", "") + pull.body
 
 
+def _earlier_suggestion(scenario: Scenario, made_for: str, workflow: str, *, vouched: bool = True) -> int:
+    """An open suggestion as an earlier propose run left it: a fix commit on its side branch whose
+    provenance status (by the bot) names `made_for` and a failed run of `workflow`."""
+    emu = scenario.emu
+    run = emu.add_workflow_run(REPO, workflow, "feature", made_for, "failure")
+    branch = f"ci-autofix/feature/{run.id}"
+    git(scenario.source, "checkout", "-q", "--detach", scenario.head_sha)
+    fix = commit(scenario.source, {"fix.txt": f"{run.id}\n"}, f"Fix for run {run.id}")
+    git(scenario.source, "push", "-q", str(emu.bare_path(REPO)), f"{fix}:refs/heads/{branch}")
+    record = Suggestion(
+        run_id=run.id, failing_branch="feature", head_sha=made_for, fix_sha=fix, fix_branch=branch
+    )
+    if vouched:
+        emu.add_status(
+            REPO, fix, context=provenance.CONTEXT, description=provenance.description(record), creator=BOT
+        )
+    pull = emu.add_pull(
+        REPO,
+        branch,
+        "feature",
+        "an earlier suggestion",
+        body=f"earlier\n\n{record.render()}\n",
+        labels=["ci-autofix"],
+        user=BOT,
+    )
+    return pull.number
+
+
 def test_attempts_are_read_back_from_github_and_bounded(scenario: Scenario) -> None:
-    """Open suggestions made for the failing commit by other runs count; one made for an older
-    commit is stale: it does not count, and it is closed."""
-    some_commit = scenario.head_sha  # the records only need valid commit ids
-    for run_id, head in ((1, scenario.head_sha), (2, scenario.head_sha), (3, "0" * 40)):
-        branch = f"ci-autofix/feature/{run_id}"
-        git(scenario.source, "push", "-q", str(scenario.emu.bare_path(REPO)), f"feature:refs/heads/{branch}")
-        record = Suggestion(
-            run_id=run_id, failing_branch="feature", head_sha=head, fix_sha=some_commit, fix_branch=branch
-        )
-        scenario.emu.add_pull(
-            REPO,
-            branch,
-            "feature",
-            "an earlier suggestion",
-            body=f"earlier\n\n{record.render()}\n",
-            labels=["ci-autofix"],
-            user="github-actions[bot]",
-        )
+    """Open suggestions that GitHub shows were made for the failing commit by other runs of the same
+    workflow count; one for another workflow does not; one made for an older commit is stale: it
+    does not count, and it is closed; a record that only claims the head (no status) counts for nothing."""
+    ci, lint = ".github/workflows/ci.yml", ".github/workflows/lint.yml"
+    first = _earlier_suggestion(scenario, scenario.head_sha, ci)
+    second = _earlier_suggestion(scenario, scenario.head_sha, ci)
+    other_workflow = _earlier_suggestion(scenario, scenario.head_sha, lint)
+    claimed = _earlier_suggestion(scenario, scenario.head_sha, ci, vouched=False)
+    older = _earlier_suggestion(scenario, "0" * 40, ci)
     result = scenario.propose(**{"max-attempts": "2"})
-    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "attempts-exhausted")
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "attempts-exhausted"), (
+        result.log
+    )
     assert "2 attempt(s)" in result.summary
-    assert [p.state for p in scenario.emu.pulls(REPO)] == ["open", "open", "closed"]
-    assert "moved on" in scenario.emu.comments(REPO, 3)[0]
+    states = {p.number: p.state for p in scenario.emu.pulls(REPO)}
+    assert [states[n] for n in (first, second, other_workflow, claimed, older)] == ["open"] * 4 + ["closed"]
+    assert "moved on" in scenario.emu.comments(REPO, older)[0]
 
     result = scenario.propose(**{"max-attempts": "3"})
     assert result.outputs["status"] == "proposed"

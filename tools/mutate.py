@@ -106,8 +106,8 @@ MUTATIONS = [
     Mutation(
         "lineage-stale-suggestions-count",
         "state/ledger.py",
-        "open_for_head=[s for s in open_ if s.record is not None and s.record.head_sha == head_sha],",
-        "open_for_head=open_,",
+        "        elif vouched is not None and gh.workflow_run(vouched.run_id).workflow_path == workflow:\n",
+        "        else:\n",
         ("tests/test_propose_e2e.py::test_attempts_are_read_back_from_github_and_bounded",),
     ),
     Mutation(

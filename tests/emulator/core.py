@@ -260,8 +260,10 @@ class GitHubEmulator(Routes):
         draft: bool = False,
         labels: list[str] | None = None,
         state: str = "open",
+        fork: str = "",
     ) -> Pull:
-        """A pull request from branch `head` into branch `base` (both must exist)."""
+        """A pull request from branch `head` into branch `base` (both must exist); `fork`: from
+        that repository's branch of the same name and commit, as GitHub shows a fork's PR."""
         r = self.repos[repo]
         head_sha = r.bare.ref(f"refs/heads/{head}")
         if head_sha is None or r.bare.ref(f"refs/heads/{base}") is None:
@@ -270,6 +272,7 @@ class GitHubEmulator(Routes):
             self.add_user(user)
         pull = self._new_pull(r, head, head_sha, base, title, body, user, draft)
         pull.state = state
+        pull.fork = fork
         for label in labels or []:
             self._label_id(r, label)
             pull.labels.append(label)

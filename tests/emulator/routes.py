@@ -731,11 +731,13 @@ class Routes:
                 for t in pull.requested_teams
             ],
             head={
-                "label": f"{owner}:{pull.head_ref}",
+                "label": f"{(pull.fork or r.full_name).split('/')[0]}:{pull.head_ref}",
                 "ref": pull.head_ref,
                 "sha": pull.head_sha,
                 "user": owner_json,
-                "repo": repo_json,
+                "repo": {**repo_json, "full_name": pull.fork, "id": repo_json["id"] + 1}
+                if pull.fork
+                else repo_json,
             },
             base={
                 "label": f"{owner}:{pull.base_ref}",

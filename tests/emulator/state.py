@@ -106,6 +106,7 @@ class Pull:
     comments: list[Comment] = field(default_factory=list)
     created_at: str = ""
     closed_at: str | None = None
+    fork: str = ""  # the head repository's full name, for a pull request from a fork (same branch names)
 
 
 @dataclass

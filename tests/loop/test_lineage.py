@@ -9,6 +9,7 @@ import pytest
 from emulator import BOT, GitHubEmulator
 from testing.git import ALICE, commit, git, init_repo
 
+from ci_autofix.deliver import stuck
 from ci_autofix.github import ClientSettings, GitHub
 from ci_autofix.state import provenance
 from ci_autofix.state.ledger import Lineage, lineage
@@ -67,6 +68,7 @@ class Branch:
             prefix="ci-autofix/",
             failing_branch="feature",
             head_sha=self.head,
+            workflow=".github/workflows/ci.yml",
             trusted=BOT,
             max_attempts=max_attempts,
         )
@@ -133,3 +135,11 @@ def test_the_walk_stops_after_the_cap(branch: Branch) -> None:
     line = branch.lineage(max_attempts=2)
     assert line.attempts == 3  # enough to know the cap is reached, and no further
     assert len(branch.emu.api_requests(path_regex=r"/commits/[0-9a-f]{40}$")) - calls_before == 3
+
+
+def test_the_stuck_report_goes_to_this_repositorys_pr_never_a_forks(branch: Branch) -> None:
+    branch.emu.add_pull(REPO, "feature", "main", "from a fork", user="mallory", fork="mallory/lines")
+    assert stuck.where(branch.gh, "feature", branch.head, []).pull is None
+    own = branch.emu.add_pull(REPO, "feature", "main", "ours", user="alice")
+    found = stuck.where(branch.gh, "feature", branch.head, []).pull
+    assert found is not None and found.number == own.number

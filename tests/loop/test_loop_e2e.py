@@ -76,12 +76,12 @@ class Loop:
         path.mkdir()
         return path
 
-    def ci(self, conclusion: str = "failure") -> Run:
-        """CI on the branch's head concluded `conclusion`."""
+    def ci(self, conclusion: str = "failure", workflow: str = CI) -> Run:
+        """A run of `workflow` on the branch's head concluded `conclusion`."""
         step = "failure" if conclusion == "failure" else "success"
         return self.emu.add_workflow_run(
             REPO,
-            CI,
+            workflow,
             "feature",
             self.head,
             conclusion,
@@ -182,6 +182,9 @@ def test_the_loop_is_bounded_reported_restarted_and_ends_in_success(
 
     # applied, and CI is green on it: the loop ends in success
     loop.apply(newer.outputs["pull-request"])
+    docs, _ = loop.propose(loop.ci("success", workflow=".github/workflows/docs.yml"), [])
+    assert (docs.outputs["status"], docs.outputs["reason"]) == ("halted", "not-a-failure"), docs.log
+    assert "made for a failure of `.github/workflows/ci.yml`" in docs.summary  # another workflow's green
     green, calls = loop.propose(loop.ci("success"), [])
     assert green.outputs["status"] == "success", green.log
     assert green.outputs["attempt"] == "1"

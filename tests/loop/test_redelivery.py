@@ -73,3 +73,14 @@ def test_a_side_branch_someone_else_pushed_is_replaced_and_named(scenario: Scena
     assert result.outputs["status"] == "proposed", result.log
     assert f"at {scenario.head_sha[:12]} (a commit ci-autofix did not make for this run)" in result.log
     assert emu.branch_sha(REPO, branch) == result.outputs["fix-sha"]
+
+
+def test_someone_elses_pr_from_this_runs_side_branch_is_an_error_not_ours(scenario: Scenario) -> None:
+    emu = scenario.emu
+    branch = f"ci-autofix/feature/{scenario.run.id}"
+    git(scenario.source, "push", "-q", str(emu.bare_path(REPO)), f"{scenario.head_sha}:refs/heads/{branch}")
+    pull = emu.add_pull(REPO, branch, "feature", "looks like a suggestion", user="alice")
+    result = scenario.propose()
+    assert (result.outputs["status"], result.outputs["pull-request"]) == ("error", ""), result.log
+    assert f"#{pull.number} is open from `{branch}`" in result.log and "@alice opened it" in result.log
+    assert len(emu.pulls(REPO)) == 1

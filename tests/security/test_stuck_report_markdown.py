@@ -51,7 +51,7 @@ def test_every_field_from_a_record_or_the_log_renders_as_code() -> None:
     )
     body = render(
         line,
-        run_url="https://example.invalid/run/14",
+        run_id=14,
         server_url="https://github.example",
         repository="o/r",
         excerpt=f"FAILED {HOSTILE}\n",
@@ -62,6 +62,9 @@ def test_every_field_from_a_record_or_the_log_renders_as_code() -> None:
     rows = [row for row in body.splitlines() if row.startswith("| ") and "Attempt" not in row]
     assert [row.split(" | ")[0] for row in rows] == ["| 1", "| 2", "| 3"]
     assert "[run 11](https://github.example/o/r/actions/runs/11)" in rows[0]
-    assert "failed ([run 12]" in rows[0] and "failed ([this run](https://example.invalid/run/14))" in rows[1]
+    assert (
+        "failed ([run 12]" in rows[0]
+        and "failed ([this run](https://github.example/o/r/actions/runs/14))" in rows[1]
+    )
     assert "not applied yet" in rows[2]
     assert all(row.count(" | ") == 6 for row in rows)  # a `|` in a record cannot add a column

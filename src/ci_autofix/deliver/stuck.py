@@ -32,21 +32,24 @@ class Where:
 
 
 def where(gh: GitHubAPI, branch: str, head_sha: str, numbers: list[int]) -> Where:
-    """The open PR of the failing branch (from the run's payload, else from GitHub), or the commit."""
+    """The open PR of the failing branch of this repository (from the run's payload, else from
+    GitHub; never a fork's PR from a branch of the same name), or the commit."""
     pulls = [gh.get_pull(n) for n in numbers[:3]] or gh.pulls_for_commit(head_sha)
-    pull = next((p for p in pulls if p.state == "open" and p.head_ref == branch), None)
-    return Where(pull, head_sha)
+    mine = (p for p in pulls if p.state == "open" and p.head_ref == branch and p.head_repo == gh.repository)
+    return Where(next(mine, None), head_sha)
 
 
 def render(
-    lineage: Lineage, *, run_url: str, server_url: str, repository: str, excerpt: str, max_attempts: int
+    lineage: Lineage, *, run_id: int, server_url: str, repository: str, excerpt: str, max_attempts: int
 ) -> str:
-    """The report's Markdown (our marker first, so a re-run finds it and edits it)."""
+    """The report's Markdown (our marker first, so a re-run finds it and edits it). Links are
+    built from the settings and run ids, never taken from a payload or a record."""
     rows = [
         "| Attempt | Failed run | What failed | Suggestion | Changed | Verification | CI on the fix |",
         "|---|---|---|---|---|---|---|",
     ]
     runs = f"{server_url.rstrip('/')}/{repository}/actions/runs"
+    run_url = f"{runs}/{run_id}"
     applied = {fix.sha for fix in lineage.applied}
     # oldest first: each applied fix failed in the run the next attempt was made for
     order = [*reversed(lineage.applied)]

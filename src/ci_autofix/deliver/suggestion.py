@@ -211,7 +211,7 @@ def _push_token(settings: Settings, *, start_ci: bool) -> str:
 def reviewers_for(gh: GitHubAPI, settings: Settings, *, pr_numbers: list[int], head_sha: str) -> list[str]:
     """The author of the failing change (PR author, else commit author) and the configured reviewers."""
     people: list[str] = []
-    numbers = pr_numbers or [p.number for p in gh.pulls_for_commit(head_sha)]
+    numbers = pr_numbers or [p.number for p in gh.pulls_for_commit(head_sha) if p.head_repo == gh.repository]
     for number in numbers[:1]:
         if author := gh.get_pull(number).author:
             people.append(author)

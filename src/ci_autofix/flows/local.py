@@ -119,7 +119,10 @@ def _ladder(
         except Halt as halt:
             if halt.kept is None or not halt.kept.commit:
                 raise
-            _fetch(git, area, halt.kept.commit, name)  # the work is kept, on the branch named for the fix
+            try:
+                _fetch(git, area, halt.kept.commit, name)  # the work is kept, on the branch named for the fix
+            except GitError:
+                raise halt from None
             raise halt.keeping(
                 halt.kept,
                 message=f"{halt.message}\nThe attempt's change is kept on the local branch {name}; it is not a "

@@ -158,6 +158,12 @@ def _again(
     from ci_autofix.deliver.suggestion import finish, reviewers_for, unfinished
 
     run, pull, record = event.run, existing.pull, existing.record
+    if pull.author != settings.trusted_author:
+        raise UserError(
+            f"#{pull.number} is open from `{fix_branch}`, the suggestion branch of this run, but @{pull.author} "
+            f"opened it, not @{settings.trusted_author}: it is not a suggestion of ci-autofix.",
+            f"Close #{pull.number} and delete `{fix_branch}`, then re-run this job.",
+        )
     reason, message = "already-proposed", f"This run was already handled: {pull.html_url}. Nothing changed."
     if (
         record is not None
@@ -209,6 +215,7 @@ def _lineage(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Line
         prefix=settings.branch_prefix,
         failing_branch=event.run.head_branch or "",
         head_sha=event.run.head_sha,
+        workflow=event.run.workflow_file,
         trusted=settings.trusted_author,
         max_attempts=settings.max_attempts,
     )
@@ -230,7 +237,7 @@ def _stuck(
     seen.diagnosis = diagnosis
     body = stuck.render(
         line,
-        run_url=run.html_url,
+        run_id=run.id,
         server_url=settings.server_url,
         repository=settings.repository,
         excerpt=diagnosis.excerpt,
@@ -263,8 +270,16 @@ def _succeeded(
             "nothing to fix.",
         )
     fix = line.applied[0]
+    fixed = gh.workflow_run(fix.run_id).workflow_path  # by the run id GitHub authenticated
+    if fixed != run.workflow_file:
+        raise Halt(
+            HaltReason.NOT_A_FAILURE,
+            f"`{run.workflow_file}` passed on {fix.sha[:12]}, but that fix was made for a failure of "
+            f"`{fixed}`: that workflow's own run says whether the loop ended well.",
+        )
     suggestion = line.suggestion_for(fix.sha)
     attempts = len(line.applied)
+    run_link = f"{settings.server_url.rstrip('/')}/{settings.repository}/actions/runs/{run.id}"
     message = (
         f"CI passes on `{run.head_branch}` at {fix.sha[:12]}, the fix ci-autofix made "
         f"({attempts} attempt(s)): {run.html_url}"
@@ -276,7 +291,7 @@ def _succeeded(
             suggestion.pull.number,
             f"<!-- ci-autofix:success {run.id} -->",
             (
-                f"CI passed on this fix after it was applied: [run {run.id}]({run.html_url}). "
+                f"CI passed on this fix after it was applied: [run {run.id}]({run_link}). "
                 f"It took {attempts} attempt(s)."
             ),
         )

@@ -76,6 +76,7 @@ class PullInfo:
     author: str | None
     labels: list[str] = field(default_factory=list)
     draft: bool = False
+    head_repo: str = ""  # the full name of the repository the head branch is in (a fork's, for a fork's PR)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ def pull_info(raw: Mapping[str, Any]) -> PullInfo:
         author=(raw.get("user") or {}).get("login"),
         labels=[str(label["name"]) for label in raw.get("labels") or []],
         draft=bool(raw.get("draft")),
+        head_repo=str((head.get("repo") or {}).get("full_name") or ""),
     )
 
 

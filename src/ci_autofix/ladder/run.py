@@ -21,7 +21,7 @@ from ci_autofix.agent.loop import Budget
 from ci_autofix.clients import Model
 from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
-from ci_autofix.git import BOT, Git, Identity
+from ci_autofix.git import BOT, Git, GitError, Identity
 from ci_autofix.ladder.evidence import Verification
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
 from ci_autofix.ladder.workarea import Workarea
@@ -109,7 +109,11 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     try:
         return _climb(job, runner, sandbox, git, clean, plan, notes, seen)
     except Halt as halt:
-        raise _keeping(halt, job, sandbox, git, seen) from None
+        try:
+            kept = _keeping(halt, job, sandbox, git, seen)
+        except (GitError, OSError):  # keeping is a courtesy: the halt and its reason come first
+            raise halt from None
+        raise kept from None
 
 
 @dataclass

@@ -6,7 +6,8 @@ branch's head is reached through, newest first, back to the first commit it did 
 open suggestions made for the current head by other runs. A fix counts only when GitHub
 authenticates it as ours: its provenance status, created by the trusted identity, names its parent
 (the commit it fixed); the `Autofix-Base:` trailer only spares the status lookup for commits that
-do not claim to be ours. A human commit on top starts a new lineage. Open suggestions made for
+do not claim to be ours. An open suggestion counts likewise: by the status on its head commit,
+never by the record in its body. A human commit on top starts a new lineage. Open suggestions made for
 other commits of the branch are stale: they no longer count, and the flow closes them.
 """
 
@@ -77,9 +78,19 @@ class Lineage:
 
 
 def lineage(
-    gh: GitHubAPI, *, prefix: str, failing_branch: str, head_sha: str, trusted: str, max_attempts: int
+    gh: GitHubAPI,
+    *,
+    prefix: str,
+    failing_branch: str,
+    head_sha: str,
+    workflow: str,
+    trusted: str,
+    max_attempts: int,
 ) -> Lineage:
-    """The lineage of `head_sha` on `failing_branch` (looking back at most `max_attempts` fixes)."""
+    """The lineage of `head_sha` on `failing_branch` (looking back at most `max_attempts` fixes).
+    Open suggestions for the head count when GitHub shows they are ours for it (the provenance
+    status on the PR's head commit names `head_sha`) and they were made for a failure of the same
+    `workflow`: two workflows failing on one commit are two problems, not two attempts."""
     applied: list[Applied] = []
     sha = head_sha
     while len(applied) <= max_attempts:
@@ -94,13 +105,16 @@ def lineage(
         for pull in sorted(gh.list_pulls(base=failing_branch), key=lambda p: -p.number)
         if pull.head_ref.startswith(ours) and pull.author == trusted
     ]
-    open_ = [s for s in suggestions if s.pull.state == "open"]
+    open_for_head, stale = [], []
+    for suggestion in (s for s in suggestions if s.pull.state == "open"):
+        vouched = provenance.vouched_by(gh.statuses(suggestion.pull.head_sha), trusted)
+        made_for = vouched.head_sha if vouched else suggestion.record.head_sha if suggestion.record else None
+        if made_for != head_sha:
+            stale.append(suggestion)
+        elif vouched is not None and gh.workflow_run(vouched.run_id).workflow_path == workflow:
+            open_for_head.append(suggestion)
     return Lineage(
-        head_sha=head_sha,
-        applied=applied,
-        open_for_head=[s for s in open_ if s.record is not None and s.record.head_sha == head_sha],
-        stale=[s for s in open_ if s.record is None or s.record.head_sha != head_sha],
-        suggestions=suggestions,
+        head_sha=head_sha, applied=applied, open_for_head=open_for_head, stale=stale, suggestions=suggestions
     )
 
 
