@@ -65,6 +65,7 @@ class Soak:
     log: bytes = b""
     runs: list[Run] = field(default_factory=list)
     heads: dict[str, str] = field(default_factory=dict)
+    pushes: collections.Counter[str] = field(default_factory=collections.Counter)  # the people's, per branch
     endings: collections.Counter[str] = field(default_factory=collections.Counter)
     n: int = 0
 
@@ -77,12 +78,14 @@ class Soak:
             self.heads[branch] = commit(self.source, broken(branch, 1), f"Start {branch}")
         self.log = job_log(self.source, ["ruff format --check ."])
         self.emu.create_repo(REPO, source=self.source)
+        git(self.emu.bare_path(REPO), "config", "core.logAllRefUpdates", "always")  # every ref update, logged
         self.emu.add_user("alice", permission="write", email=ALICE[1])
 
     def human_push(self, branch: str) -> None:
         git(self.source, "checkout", "-q", "--detach", self.heads[branch])
         self.n += 1
         self.heads[branch] = commit(self.source, broken(branch, self.n + 1), f"More on {branch}")
+        self.pushes[branch] += 1
         git(
             self.source,
             "push",
@@ -181,9 +184,13 @@ def test_soak(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
         ),
     }, soak.endings
 
-    # no write outside suggestion branches: the people's branches are where they pushed them
+    # no write outside suggestion branches: the people's branches are where they pushed them, and
+    # every update of theirs is one of their pushes (none forced or otherwise by ci-autofix)
+    bare = emu.bare_path(REPO)
     for branch, head in soak.heads.items():
         assert emu.branch_sha(REPO, branch) == head
+        updates = git(bare, "reflog", "show", "--format=%H", f"refs/heads/{branch}").split()
+        assert len(updates) == soak.pushes[branch], (branch, updates)
     pulls = emu.pulls(REPO)
     per_run = collections.Counter(p.head_ref for p in pulls)
     assert max(per_run.values()) == 1  # at most one PR per run
