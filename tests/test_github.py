@@ -17,7 +17,7 @@ from ci_autofix.github import ClientSettings, GitHub, GitHubError, permission_en
 from ci_autofix.redact import Redacted
 
 REPO = "acme/widgets"
-FAST = ClientSettings(
+RETRYING = ClientSettings(  # loopback timings, and PyGithub's retries on
     timeout=10,
     retries=2,
     backoff_factor=0,
@@ -67,7 +67,7 @@ def world(github_emulator: GitHubEmulator, tmp_path: Path) -> World:
     emu.add_workflow(
         REPO, ".github/workflows/fix.yml", "Fix", dispatch=True, inputs={"pull-request": {"required": True}}
     )
-    gh = GitHub(emu.token, emu.api_url, REPO, settings=FAST)
+    gh = GitHub(emu.token, emu.api_url, REPO, settings=RETRYING)
     return World(emu, gh, src, main_sha, feature_sha)
 
 
@@ -98,7 +98,7 @@ def failing_run(w: World, **kwargs: object) -> object:
 
 # ---- construction -------------------------------------------------------------------------------
 def test_construction_makes_no_request(world: World) -> None:
-    GitHub(world.emu.token, world.emu.api_url, REPO, settings=FAST)
+    GitHub(world.emu.token, world.emu.api_url, REPO, settings=RETRYING)
     assert world.emu.requests == []
 
 
@@ -331,7 +331,7 @@ def test_commit_statuses_carry_the_identity_of_the_token_that_made_them(world: W
         "success",
     )
     world.emu.add_token("ghp_malloryToken000000000000000000000000", "mallory")
-    theirs = GitHub("ghp_malloryToken000000000000000000000000", world.emu.api_url, REPO, settings=FAST)
+    theirs = GitHub("ghp_malloryToken000000000000000000000000", world.emu.api_url, REPO, settings=RETRYING)
     theirs.create_status(world.feature_sha, context="ci-autofix/provenance", state="success", description="y")
     listed = world.gh.statuses(world.feature_sha)
     assert [(s.creator, s.description) for s in listed] == [
@@ -386,7 +386,7 @@ def assert_no_token(err: BaseException, token: str) -> None:
 
 def test_bad_token_names_the_input(world: World) -> None:
     bad = "ghs_wrongwrongwrongwrongwrong0123456789"
-    gh = GitHub(bad, world.emu.api_url, REPO, settings=FAST)
+    gh = GitHub(bad, world.emu.api_url, REPO, settings=RETRYING)
     with pytest.raises(UserError) as caught:
         gh.get_pull(1)
     assert "401" in caught.value.cause and "`github-token`" in caught.value.remedy

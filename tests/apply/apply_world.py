@@ -12,10 +12,11 @@ from typing import Any
 
 from emulator import BOT, GitHubEmulator, Pull
 from testing.git import ALICE, commit, git, init_repo
+from testing.propose import FAST
 
 from ci_autofix.clients import Clients
 from ci_autofix.flows.apply import apply
-from ci_autofix.github import ClientSettings, GitHub
+from ci_autofix.github import GitHub
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
@@ -24,15 +25,6 @@ from ci_autofix.state.marker import Suggestion
 
 REPO = "acme/widgets"
 CI_PATH = ".github/workflows/ci.yml"
-FAST = ClientSettings(
-    timeout=10,
-    retries=0,
-    backoff_factor=0,
-    secondary_rate_wait=0.05,
-    max_rate_limit_wait=2,
-    seconds_between_requests=0,
-    seconds_between_writes=0,
-)
 CI_PUSH_ONLY = "name: CI\non: [push, pull_request]\njobs: {}\n"
 CI_DISPATCHABLE = "name: CI\non:\n  push:\n  workflow_dispatch:\njobs: {}\n"
 BROKEN = {"widgets.py": "def area(width,height):\n    return width*height\n"}

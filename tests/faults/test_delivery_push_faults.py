@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from format_scenario import REPO, Scenario
-from propose_world import propose_in_process
+from testing.propose import propose_in_process
 
 from ci_autofix.errors import UserError
 

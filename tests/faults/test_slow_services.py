@@ -13,7 +13,7 @@ from calc_scenario import API_KEY, seed
 from emulator import GitHubEmulator
 from fakes.messages import FakeMessagesAPI, reply, slow
 from format_scenario import REPO, Scenario
-from propose_world import FAST, propose_in_process
+from testing.propose import FAST, propose_in_process
 
 from ci_autofix.agent.llm import build_client
 from ci_autofix.clients import Model

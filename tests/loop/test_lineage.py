@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from emulator import BOT, GitHubEmulator
 from testing.git import ALICE, commit, git, init_repo
+from testing.propose import FAST
 
 from ci_autofix.deliver import stuck
-from ci_autofix.github import ClientSettings, GitHub
+from ci_autofix.github import GitHub
 from ci_autofix.state import provenance
 from ci_autofix.state.ledger import Lineage, lineage
 from ci_autofix.state.marker import Suggestion
 
 REPO = "acme/lines"
-FAST = ClientSettings(timeout=10, retries=0, backoff_factor=0, seconds_between_writes=0)
 
 
 class Branch:

@@ -2,7 +2,7 @@
 injected faults, then every event once more with no fault, against the emulator (loopback only).
 
 Seeded, bounded in count (`CI_AUTOFIX_SOAK_RUNS`, default 40; the issue's figure is 100) and in time
-(each run is one in-process propose with quick client settings). What must hold afterwards: every
+(each run is one in-process propose, `testing.propose`, with quick client settings). What must hold afterwards: every
 run ended typed (an outcome, or a `UserError` naming cause and remedy), nothing was written outside
 suggestion branches and no suggestion branch was moved, at most one PR per run, no branch without a
 PR, every open suggestion labelled and carrying a valid record for its branch's current head, and
@@ -11,7 +11,6 @@ the fault-free pass ended without an error."""
 from __future__ import annotations
 
 import collections
-import io
 import json
 import os
 import random
@@ -20,20 +19,15 @@ from pathlib import Path
 
 from emulator import BOT, GitHubEmulator, JobSpec, Run, StepSpec
 from testing.git import ALICE, clone, commit, git, init_repo
+from testing.propose import propose_in_process
 
 from ci_autofix.cli.demo import job_log
-from ci_autofix.clients import Clients, GitHubAPI, Model
 from ci_autofix.errors import UserError
-from ci_autofix.flows.propose import propose
-from ci_autofix.github import ClientSettings, GitHub
-from ci_autofix.runner import Runner
-from ci_autofix.settings import Settings
 from ci_autofix.state.marker import parse
 
 REPO = "acme/soak"
 CI = ".github/workflows/ci.yml"
 BRANCHES = ("b0", "b1", "b2")
-QUICK = ClientSettings(timeout=10, retries=0, backoff_factor=0, secondary_rate_wait=0, max_rate_limit_wait=1)
 FAULTS = (
     ("5xx on a read", lambda e: e.fail("GET", r"/actions/runs/\d+/attempts/\d+/jobs", 502, times=None)),
     ("5xx on PR creation", lambda e: e.fail("POST", r"/pulls$", 502, times=None)),
@@ -115,31 +109,9 @@ class Soak:
         self.n += 1
         work = self.tmp / f"run-{self.n}"
         work.mkdir()
-        (work / "event.json").write_text(json.dumps(self.emu.workflow_run_event(run)))
-        workspace = work / "workspace"
-        clone(self.emu.bare_path(REPO), workspace, detach=run.head_sha)
-        settings = Settings(
-            mode="propose",
-            github_token=self.emu.token,
-            event_name="workflow_run",
-            event_path=work / "event.json",
-            workspace=workspace,
-            repository=REPO,
-            api_url=self.emu.api_url,
-            server_url=self.emu.server_url,
-            in_actions=False,
-            fixers=["ruff-format"],
-        )
-
-        def github() -> GitHubAPI:
-            return GitHub(self.emu.token, self.emu.api_url, REPO, settings=QUICK)
-
-        def llm() -> Model:
-            raise AssertionError("no model in the soak")
-
-        runner = Runner(in_actions=False, stream=io.StringIO())
+        workspace = clone(self.emu.bare_path(REPO), work / "workspace", detach=run.head_sha)
         try:
-            outcome = propose(settings, Clients(github=github, llm=llm), runner)
+            outcome = propose_in_process(self.emu, work, run, workspace, fixers=["ruff-format"]).outcome
         except UserError as exc:  # typed: the entrypoint prints cause and remedy
             assert exc.cause and exc.remedy
             return "error"

@@ -20,7 +20,7 @@ from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 
-# A patient-enough client for loopback, with nothing slept between retries.
+# A patient-enough client for loopback, with nothing slept between retries: every in-process test's.
 FAST = ClientSettings(
     timeout=10,
     retries=0,
