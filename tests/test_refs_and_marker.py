@@ -103,3 +103,14 @@ def test_a_body_without_a_record_or_with_a_broken_one() -> None:
     assert marker.parse(forged) is None  # a record that names something other than a commit id is no record
     forged = record().render().replace("feature/x", "../../x")
     assert marker.parse(forged) is None
+
+
+def test_the_records_literals_are_their_owners() -> None:
+    """The record spells two Literals to stay light; they must not drift from the ladder's and the policy's."""
+    from typing import get_args
+
+    from ci_autofix.ladder.evidence import VerificationState
+    from ci_autofix.policy.model import VerdictStatus
+
+    assert get_args(marker.Verification) == (*get_args(VerificationState), "skipped")
+    assert get_args(marker.Policy) == get_args(VerdictStatus)

@@ -18,10 +18,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ci_autofix.ladder.evidence import VerificationState
-from ci_autofix.policy.model import VerdictStatus
 from ci_autofix.state.refs import branch_problem, is_sha
 
+# The ladder's `VerificationState` (and "skipped") and the policy's `VerdictStatus`, spelled here so
+# that reading a record (apply, every re-run) loads neither the ladder nor the policy (80 ms at start);
+# tests/test_refs_and_marker.py holds them equal to their owners'.
+Verification = Literal["verified", "unverified", "failed", "skipped"]
+Policy = Literal["clean", "flagged", "blocked"]
 MAX_FAILED_CHARS = 200
 MAX_FILES = 20
 _MARKER = re.compile(r" {0,3}<!--\s*ci-autofix:suggestion\s+(\{.*\})\s*-->\s*")
@@ -41,8 +44,8 @@ class Suggestion(BaseModel):
     fix_sha: str
     fix_branch: str
     attempt: int = Field(1, ge=1)
-    verification: VerificationState | Literal["skipped"] = "skipped"
-    policy: VerdictStatus = "clean"
+    verification: Verification = "skipped"
+    policy: Policy = "clean"
     ci_run_id: int | None = None
     ci_run_url: str | None = None
     failed: str = Field("", max_length=MAX_FAILED_CHARS)  # what failed, for the stuck report: shown as code
