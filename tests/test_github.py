@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
 from emulator import GitHubEmulator, JobSpec, StepSpec
 from testing.git import Author, commit, git, init_repo
+from testing.propose import FAST
 
 from ci_autofix.deliver.ci import dispatchable, has_dispatch_trigger
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.github import ClientSettings, GitHub, GitHubError, permission_entries
+from ci_autofix.github import GitHub, GitHubError, permission_entries
 from ci_autofix.redact import Redacted
 
 REPO = "acme/widgets"
-RETRYING = ClientSettings(  # loopback timings, and PyGithub's retries on
-    timeout=10,
-    retries=2,
-    backoff_factor=0,
-    secondary_rate_wait=0.05,
-    max_rate_limit_wait=2,
-    seconds_between_requests=0,
-    seconds_between_writes=0,
-)
+RETRYING = replace(FAST, retries=2)  # loopback timings, and PyGithub's retries on
 CI = """name: CI
 on: [push, pull_request]  # not workflow_dispatch
 jobs: {}

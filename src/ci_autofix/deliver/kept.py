@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+from ci_autofix.deliver.report import clip
 from ci_autofix.errors import Kept
 from ci_autofix.markdown import fence, html_code
-from ci_autofix.redact import Redactor
+from ci_autofix.redact import Redacted
 
 CONTAINER_TEMP = Path("/github/runner_temp")
 MAX_SUMMARY_CHARS = 20_000
@@ -27,20 +29,25 @@ def summary(kept: Kept) -> str:
     """The kept work as collapsed sections of the job summary."""
     parts = []
     if kept.diff:
-        parts.append(_details("The change that was not proposed", fence(_capped(kept.diff), "diff")))
+        parts.append(
+            _details("The change that was not proposed", fence(clip(kept.diff, MAX_SUMMARY_CHARS), "diff"))
+        )
     if kept.evidence:
         parts.append(_details("Its verification", kept.evidence))
     if kept.transcript:
         text = json.dumps(kept.transcript, indent=1, ensure_ascii=False)
         parts.append(
             _details(
-                f"The agent's transcript ({len(kept.transcript)} messages)", fence(_capped(text), "json")
+                f"The agent's transcript ({len(kept.transcript)} messages)",
+                fence(clip(text, MAX_SUMMARY_CHARS), "json"),
             )
         )
     return "\n\n".join(parts)
 
 
-def write(kept: Kept, runner_temp: Path | None, name: str, redact: Redactor) -> dict[str, str]:
+def write(
+    kept: Kept, runner_temp: Path | None, name: str, redact: Callable[[str], Redacted]
+) -> dict[str, str]:
     """Write the kept work under the runner's temp dir, owned like that dir (so the runner can
     clean it up); the outputs that name the files. Every step goes through a directory handle
     opened without following links, so nothing swapped in on the way redirects a write."""
@@ -84,7 +91,7 @@ def _directory(parent: int, name: str, owner: os.stat_result, *, fresh: bool) ->
 
 
 def _files(
-    kept: Kept, directory: int, owner: os.stat_result, redact: Redactor, shown: Path
+    kept: Kept, directory: int, owner: os.stat_result, redact: Callable[[str], Redacted], shown: Path
 ) -> dict[str, str]:
     files = {
         "patch-path": ("fix.patch", kept.diff),
@@ -110,11 +117,3 @@ def _files(
 
 def _details(title: str, body: str) -> str:
     return f"<details><summary>{html_code(title)}</summary>\n\n{body}\n\n</details>"
-
-
-def _capped(text: str) -> str:
-    if len(text) <= MAX_SUMMARY_CHARS:
-        return text
-    return (
-        text[:MAX_SUMMARY_CHARS] + f"\n… ({len(text) - MAX_SUMMARY_CHARS} more characters in the kept files)"
-    )

@@ -39,6 +39,11 @@ class RunContext:
     head_sha: str
 
 
+def run_link(server_url: str, repository: str, run_id: int) -> str:
+    """A workflow run's page, built from the settings and its id (never a URL from a payload)."""
+    return f"{server_url.rstrip('/')}/{repository}/actions/runs/{run_id}"
+
+
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ci_autofix.clients import GitHubAPI
+from ci_autofix.deliver.report import run_link
 from ci_autofix.github import PullInfo
 from ci_autofix.markdown import code_span, untrusted_block
 from ci_autofix.redact import Redacted
@@ -48,8 +49,7 @@ def render(
         "| Attempt | Failed run | What failed | Suggestion | Changed | Verification | CI on the fix |",
         "|---|---|---|---|---|---|---|",
     ]
-    runs = f"{server_url.rstrip('/')}/{repository}/actions/runs"
-    run_url = f"{runs}/{run_id}"
+    run_url = run_link(server_url, repository, run_id)
     applied = {fix.sha for fix in lineage.applied}
     # oldest first: each applied fix failed in the run the next attempt was made for
     order = [*reversed(lineage.applied)]
@@ -57,13 +57,16 @@ def render(
         suggestion = lineage.suggestion_for(fix.sha)
         next_run = order[number].run_id if number < len(order) else None
         ci = (
-            f"failed ([run {next_run}]({runs}/{next_run}))" if next_run else f"failed ([this run]({run_url}))"
+            f"failed ([run {next_run}]({run_link(server_url, repository, next_run)}))"
+            if next_run
+            else f"failed ([this run]({run_url}))"
         )
-        rows.append(_row(number, fix.run_id, runs, suggestion, ci))
+        rows.append(_row(number, fix.run_id, run_link(server_url, repository, fix.run_id), suggestion, ci))
     for number, suggestion in enumerate(lineage.open_for_head, start=len(order) + 1):
         record = suggestion.record
         if record is not None and record.fix_sha not in applied:
-            rows.append(_row(number, record.run_id, runs, suggestion, "not applied yet"))
+            page = run_link(server_url, repository, record.run_id)
+            rows.append(_row(number, record.run_id, page, suggestion, "not applied yet"))
     return (
         f"{MARKER}\n## ci-autofix is stuck on this branch\n\n"
         f"ci-autofix made {lineage.attempts} attempt(s), the most `max-attempts` ({max_attempts}) allows, "
@@ -76,7 +79,7 @@ def render(
     )
 
 
-def _row(number: int, run_id: int, runs: str, suggestion: Suggested | None, ci: str) -> str:
+def _row(number: int, run_id: int, page: str, suggestion: Suggested | None, ci: str) -> str:
     record = suggestion.record if suggestion else None
     link = f"[#{suggestion.pull.number}]({suggestion.pull.html_url})" if suggestion else "(not found)"
     failed = code_span(record.failed, table=True) if record and record.failed else "?"
@@ -84,7 +87,7 @@ def _row(number: int, run_id: int, runs: str, suggestion: Suggested | None, ci: 
         ", ".join(code_span(f, table=True) for f in record.files[:5]) if record and record.files else "?"
     )
     verification = code_span(record.verification, table=True) if record else "?"
-    return f"| {number} | [run {run_id}]({runs}/{run_id}) | {failed} | {link} | {changed} | {verification} | {ci} |"
+    return f"| {number} | [run {run_id}]({page}) | {failed} | {link} | {changed} | {verification} | {ci} |"
 
 
 def post(gh: GitHubAPI, target: Where, body: Redacted, trusted: str) -> str:

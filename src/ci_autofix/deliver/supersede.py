@@ -7,11 +7,13 @@ newer suggestion, or says that the branch moved on when there is none.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import UserError
 from ci_autofix.github import PullInfo
 from ci_autofix.markdown import code_span
-from ci_autofix.redact import Redactor
+from ci_autofix.redact import Redacted
 from ci_autofix.state.ledger import Suggested
 
 
@@ -22,7 +24,7 @@ def supersede(
     branch: str,
     head_sha: str,
     newer: PullInfo | None,
-    redact: Redactor,
+    redact: Callable[[str], Redacted],
 ) -> list[str]:
     """Close every stale suggestion; returns a warning for each one that could not be closed."""
     problems = []

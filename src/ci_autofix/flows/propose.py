@@ -21,7 +21,6 @@ from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import JobInfo, PullInfo
 from ci_autofix.outcome import Outcome
-from ci_autofix.redact import Redactor
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.state.ledger import Existing, Lineage, find_existing, lineage, side_branch
@@ -47,6 +46,7 @@ class _Seen:
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
+    runner.mask(settings.secrets())  # done already by the entrypoint; `runner.redact` needs them
     seen = _Seen()
     try:
         return _propose(settings, clients, runner, seen)
@@ -69,7 +69,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
 def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
     """The halted attempt's work in files under RUNNER_TEMP: the outcome's `*_path` fields."""
     try:
-        written = kept.write(work, settings.runner_temp, name, Redactor(settings.secrets()))
+        written = kept.write(work, settings.runner_temp, name, runner.redact)
     except OSError as exc:
         runner.warning(
             f"The halted attempt's work could not be kept in files ({exc}); the job summary has it."
@@ -165,18 +165,13 @@ def _again(
             f"Close #{pull.number} and delete `{fix_branch}`, then re-run this job.",
         )
     reason, message = "already-proposed", f"This run was already handled: {pull.html_url}. Nothing changed."
-    if (
-        record is not None
-        and pull.state == "open"
-        and pull.author == settings.trusted_author
-        and unfinished(pull)
-    ):
+    if record is not None and pull.state == "open" and unfinished(pull):
         runner.stage(f"finishing the delivery of #{pull.number}, which stopped half-way")
         reviewers = reviewers_for(
             gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
         )
         sealed = pull.body.replace(report.APPLY_PLACEHOLDER, f"-f pull-request={pull.number}")
-        finish(gh, pull, record, reviewers, Redactor(settings.secrets())(sealed))
+        finish(gh, pull, record, reviewers, runner.redact(sealed))
         reason = "repaired"
         message = (
             f"The earlier delivery of this run stopped half-way; {pull.html_url} now has its labels, "
@@ -243,7 +238,7 @@ def _stuck(
         excerpt=diagnosis.excerpt,
         max_attempts=settings.max_attempts,
     )
-    url = stuck.post(gh, failing, Redactor(settings.secrets())(body), settings.trusted_author)
+    url = stuck.post(gh, failing, runner.redact(body), settings.trusted_author)
     raise Halt(
         HaltReason.ATTEMPTS_EXHAUSTED,
         f"ci-autofix made {line.attempts} attempt(s) for `{run.head_branch}` on this lineage and CI still "
@@ -279,7 +274,7 @@ def _succeeded(
         )
     suggestion = line.suggestion_for(fix.sha)
     attempts = len(line.applied)
-    run_link = f"{settings.server_url.rstrip('/')}/{settings.repository}/actions/runs/{run.id}"
+    run_link = report.run_link(settings.server_url, settings.repository, run.id)
     message = (
         f"CI passes on `{run.head_branch}` at {fix.sha[:12]}, the fix ci-autofix made "
         f"({attempts} attempt(s)): {run.html_url}"
@@ -288,6 +283,7 @@ def _succeeded(
         _say_once(
             gh,
             settings,
+            runner,
             suggestion.pull.number,
             f"<!-- ci-autofix:success {run.id} -->",
             (
@@ -309,11 +305,11 @@ def _succeeded(
     return outcome
 
 
-def _say_once(gh: GitHubAPI, settings: Settings, number: int, marker: str, text: str) -> None:
+def _say_once(gh: GitHubAPI, settings: Settings, runner: Runner, number: int, marker: str, text: str) -> None:
     """Comment on #number unless a comment of ours with `marker` is there already (a re-run)."""
     if any(c.author == settings.trusted_author and marker in c.body for c in gh.comments(number)):
         return
-    gh.comment(number, Redactor(settings.secrets())(f"{marker}\n{text}"))
+    gh.comment(number, runner.redact(f"{marker}\n{text}"))
 
 
 def _supersede(
@@ -328,7 +324,7 @@ def _supersede(
         branch=branch,
         head_sha=line.head_sha,
         newer=newer,
-        redact=Redactor(settings.secrets()),
+        redact=runner.redact,
     )
     closed = len(line.stale) - len(problems)
     if closed:
