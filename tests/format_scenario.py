@@ -35,6 +35,11 @@ class Scenario:
     head_sha: str
     workspace: Path
     source: Path
+    jobs: list[JobSpec]
+
+    def env(self) -> dict[str, str]:
+        """The variables each run gets: a PATH with this interpreter's tools (ruff)."""
+        return {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
 
     def event(self, **changes: Any) -> dict[str, Any]:
         event = self.emu.workflow_run_event(self.run)
@@ -47,7 +52,7 @@ class Scenario:
             event=event or self.event(),
             inputs=inputs,
             workspace=self.workspace,
-            extra_env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+            extra_env=self.env(),
         )
 
 
@@ -56,32 +61,30 @@ DISPATCHABLE_CI = CLEAN[".github/workflows/ci.yml"].replace(
 )
 
 
-def make_scenario(emu: GitHubEmulator, tmp_path: Path, *, dispatch: bool = False) -> Scenario:
+def make_scenario(
+    emu: GitHubEmulator, tmp_path: Path, *, dispatch: bool = False, files: dict[str, str] | None = None
+) -> Scenario:
+    """`dispatch`: CI has a `workflow_dispatch` trigger; `files`: more files on the default branch."""
     source = tmp_path / "source"
     ci = {".github/workflows/ci.yml": DISPATCHABLE_CI} if dispatch else {}
-    init_repo(source, {**CLEAN, **ci})
+    init_repo(source, {**CLEAN, **ci, **(files or {})})
     git(source, "checkout", "-q", "-b", "feature")
     head_sha = commit(source, BROKEN, "Add perimeter")
     log = job_log(source, ["ruff format --check ."])
     emu.create_repo(REPO, source=source)
     emu.add_workflow(REPO, ".github/workflows/ci.yml", "CI", dispatch=dispatch)
     emu.add_user("alice", permission="write", email=ALICE[1])
+    jobs = [
+        JobSpec(
+            "lint",
+            "failure",
+            [StepSpec("Set up job", "success"), StepSpec("Run ruff format --check .", "failure")],
+            log=log,
+        )
+    ]
     run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        "feature",
-        head_sha,
-        "failure",
-        actor="alice",
-        jobs=[
-            JobSpec(
-                "lint",
-                "failure",
-                [StepSpec("Set up job", "success"), StepSpec("Run ruff format --check .", "failure")],
-                log=log,
-            )
-        ],
+        REPO, ".github/workflows/ci.yml", "feature", head_sha, "failure", actor="alice", jobs=jobs
     )
     workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
     clone(source, workspace, detach=head_sha)
-    return Scenario(emu, RunnerSim(tmp_path).for_emulator(emu, REPO), run, head_sha, workspace, source)
+    return Scenario(emu, RunnerSim(tmp_path).for_emulator(emu, REPO), run, head_sha, workspace, source, jobs)

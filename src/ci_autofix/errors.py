@@ -33,6 +33,7 @@ class HaltReason(StrEnum):
     POLICY = "policy"
     ATTEMPTS_EXHAUSTED = "attempts-exhausted"
     BRANCH_MOVED = "branch-moved"
+    AWAITING_APPROVAL = "awaiting-approval"
     REFUSED = "refused"
     ALREADY_APPLIED = "already-applied"
 

@@ -125,6 +125,24 @@ def auth_env(server_url: str, token: str) -> dict[str, str]:
     }
 
 
+def fetch_bare(root: Path, url: str, refspec: str, *, token: str, server_url: str, depth: int) -> Git:
+    """A fresh bare repository at `root` (an empty directory of ours) holding what `refspec`
+    fetches from `url`, `depth` commits deep, without tags or submodules; raises `GitError`."""
+    git = Git(root)
+    git.run("init", "--bare", "-q", ".")
+    git.run(
+        "fetch",
+        "--no-tags",
+        "--no-recurse-submodules",
+        f"--depth={depth}",
+        "--",
+        url,
+        refspec,
+        env=auth_env(server_url, token),
+    )
+    return git
+
+
 @functools.cache
 def private_home() -> Path:
     """A directory only we can read (0700), holding our global config; git's HOME. Removed at exit."""

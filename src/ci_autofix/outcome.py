@@ -26,6 +26,7 @@ class Outcome:
     patch_path: str = ""  # a halt after a change: the files that keep the work (`deliver.kept`)
     evidence_path: str = ""
     transcript_path: str = ""
+    auto_apply: str = ""  # propose with `auto-apply`: dispatched, not-eligible or failed
     details: dict[str, Any] = field(default_factory=dict)
 
     def outputs(self) -> dict[str, str]:
@@ -42,5 +43,6 @@ class Outcome:
             "patch-path": self.patch_path,
             "evidence-path": self.evidence_path,
             "transcript-path": self.transcript_path,
+            "auto-apply": self.auto_apply,
             "result-json": json.dumps(asdict(self), sort_keys=True, default=str),
         }

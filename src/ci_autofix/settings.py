@@ -48,7 +48,8 @@ class Settings(BaseSettings):
     mode: Mode = Field(
         "auto",
         description="Which flow to run: `auto` picks it from the event "
-        "(`workflow_run` → propose, `workflow_dispatch` → apply, `pull_request_review` → review).",
+        "(`workflow_run` → propose, `workflow_dispatch` → apply, or propose when it names a `run-id`, "
+        "`pull_request_review` → review).",
     )
     github_token: SecretStr | None = Field(
         None,
@@ -162,6 +163,22 @@ class Settings(BaseSettings):
         "(the one with `mode: apply`), used in the approval instructions on each suggestion.",
     )
     keep_branch: bool = Field(False, description="apply: keep the suggestion branch after applying.")
+    ask_first: bool = Field(
+        False,
+        description="propose: only triage, and ask on the failing PR whether to attempt a fix (the "
+        "comment shows the command that dispatches the attempt); halts `awaiting-approval`.",
+    )
+    run_id: int | None = Field(
+        None,
+        description="propose on `workflow_dispatch`: the failed workflow run to attempt a fix for "
+        "(the ask-first comment's command passes it).",
+    )
+    auto_apply: bool = Field(
+        False,
+        description="propose: dispatch the apply workflow for a suggestion that is verified and "
+        "policy-clean; the apply job's environment still decides (required reviewers, or none "
+        "for unattended runs).",
+    )
     fail_on_halt: bool = Field(False, description="Fail the job when the run halts without a fix.")
 
     # ---- the runner's environment --------------------------------------------------------------
@@ -175,7 +192,6 @@ class Settings(BaseSettings):
     summary_path: Path | None = Field(None, validation_alias=_runner("GITHUB_STEP_SUMMARY"))
     actor: str = Field("", validation_alias=_runner("GITHUB_ACTOR"))
     triggering_actor: str = Field("", validation_alias=_runner("GITHUB_TRIGGERING_ACTOR"))
-    run_id: str = Field("", validation_alias=_runner("GITHUB_RUN_ID"))
     workflow_ref: str = Field("", validation_alias=_runner("GITHUB_WORKFLOW_REF"))
     in_actions: bool = Field(False, validation_alias=_runner("GITHUB_ACTIONS"))
     runner_temp: Path | None = Field(None, validation_alias=_runner("RUNNER_TEMP"))
@@ -188,6 +204,21 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [item.strip() for item in value.replace(",", "\n").splitlines() if item.strip()]
         return value
+
+    @field_validator("run_id", mode="before")
+    @classmethod
+    def _plain_run_id(cls, value: object) -> object:
+        from ci_autofix.state.refs import plain_number
+
+        if value is None or value == "":
+            return None
+        try:
+            return plain_number(value, what="the value", kind="workflow run id", remedy="")
+        except UserError as exc:
+            raise ValueError(
+                f"{exc.cause} Pass the id of the failed workflow run (the number in its URL, "
+                "`.../actions/runs/<id>`), as the ask-first comment's command does."
+            ) from None
 
     @field_validator("fixers")
     @classmethod

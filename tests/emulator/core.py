@@ -195,8 +195,10 @@ class GitHubEmulator(Routes):
         jobs: list[JobSpec] | None = None,
         status: str = "completed",
         display_title: str = "",
+        fork: str = "",
     ) -> Run:
-        """A workflow run whose attempt `run_attempt` has `jobs` (earlier attempts have none)."""
+        """A workflow run whose attempt `run_attempt` has `jobs` (earlier attempts have none);
+        `fork`: the run is of a pull request from that repository (its `head_repository`)."""
         r = self.repos[repo]
         workflow = r.workflows.get(workflow_path) or self.add_workflow(repo, workflow_path)
         for login in (actor, triggering_actor):
@@ -220,6 +222,7 @@ class GitHubEmulator(Routes):
             list(pull_requests or []),
             attempts,
             display_title or f"Run {workflow.name}",
+            fork,
         )
         self.runs[run_id] = run
         self.add_attempt(run, conclusion, jobs or [], attempt=run_attempt)

@@ -226,6 +226,11 @@ class Routes:
         full = self._repo_json(r)
         minimal = self.shapes.minimal_repository(full)
         lite = self.shapes.repo_lite(full)
+        head_repo = minimal
+        if run.fork:  # a fork: another repository, with its own id and name
+            owner, name = run.fork.split("/")
+            head_repo = {**minimal, "id": r.id + 1_000_000, "full_name": run.fork, "name": name, "fork": True}
+            head_repo["owner"] = {**minimal["owner"], "login": owner}
         head = r.bare.commit(run.head_sha) if r.bare.has_commit(run.head_sha) else None
         head_commit = None
         if head is not None:
@@ -276,8 +281,8 @@ class Routes:
             triggering_actor=self._user_json(run.triggering_actor),
             head_commit=head_commit,
             repository=minimal,
-            head_repository=minimal,
-            head_repository_id=r.id,
+            head_repository=head_repo,
+            head_repository_id=head_repo["id"],
         )
 
     def _job_json(self: GitHubEmulator, job: Job) -> dict[str, Any]:

@@ -64,6 +64,7 @@ class Run:
     pull_requests: list[int]
     attempts: dict[int, list[Job]]
     display_title: str = ""
+    fork: str = ""  # the head repository's full name, for a run of a fork's pull request
 
     @property
     def conclusion(self) -> str | None:

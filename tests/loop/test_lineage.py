@@ -10,7 +10,7 @@ from emulator import BOT, GitHubEmulator
 from testing.git import ALICE, commit, git, init_repo
 from testing.propose import FAST
 
-from ci_autofix.deliver import stuck
+from ci_autofix.deliver import notice
 from ci_autofix.github import GitHub
 from ci_autofix.state import provenance
 from ci_autofix.state.ledger import Lineage, lineage
@@ -139,7 +139,7 @@ def test_the_walk_stops_after_the_cap(branch: Branch) -> None:
 
 def test_the_stuck_report_goes_to_this_repositorys_pr_never_a_forks(branch: Branch) -> None:
     branch.emu.add_pull(REPO, "feature", "main", "from a fork", user="mallory", fork="mallory/lines")
-    assert stuck.where(branch.gh, "feature", branch.head, []).pull is None
+    assert notice.where(branch.gh, "feature", branch.head, []).pull is None
     own = branch.emu.add_pull(REPO, "feature", "main", "ours", user="alice")
-    found = stuck.where(branch.gh, "feature", branch.head, []).pull
+    found = notice.where(branch.gh, "feature", branch.head, []).pull
     assert found is not None and found.number == own.number

@@ -89,6 +89,7 @@ def pr_body(
     apply_workflow: str,
     number: int | None,
     ci_note: str,
+    auto_apply: str = "",
 ) -> str:
     parts: list[str] = []
     flags = [f for f in proposal.verdict.findings if f.severity == "flag"]
@@ -119,7 +120,8 @@ def pr_body(
     actions = f"{ctx.server_url.rstrip('/')}/{ctx.repository}/actions/workflows/{apply_workflow}"
     parts.append(
         "### How to approve\n"
-        f"Review the diff, then start the apply workflow ([Actions page]({actions})):\n\n"
+        + (f"{auto_apply}\n\n" if auto_apply else "")
+        + f"Review the diff, then start the apply workflow ([Actions page]({actions})):\n\n"
         + fence(cmd, "sh")
         + "\n\n"
         f"The apply job waits for the approval of the environment's reviewers, then pushes exactly commit "

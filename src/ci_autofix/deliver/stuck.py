@@ -10,9 +10,8 @@ edit, so every field is shown as code, never as Markdown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ci_autofix.clients import GitHubAPI
+from ci_autofix.deliver.notice import Where, upsert
 from ci_autofix.deliver.report import run_link
 from ci_autofix.github import PullInfo
 from ci_autofix.markdown import code_span, untrusted_block
@@ -22,22 +21,6 @@ from ci_autofix.state.ledger import Lineage, Suggested
 STUCK_LABEL = "ci-autofix:stuck"
 MARKER = "<!-- ci-autofix:stuck -->"
 MAX_EXCERPT_CHARS = 6_000
-
-
-@dataclass(frozen=True)
-class Where:
-    """Where the report goes: the failing PR, else the failing commit."""
-
-    pull: PullInfo | None
-    head_sha: str
-
-
-def where(gh: GitHubAPI, branch: str, head_sha: str, numbers: list[int]) -> Where:
-    """The open PR of the failing branch of this repository (from the run's payload, else from
-    GitHub; never a fork's PR from a branch of the same name), or the commit."""
-    pulls = [gh.get_pull(n) for n in numbers[:3]] or gh.pulls_for_commit(head_sha)
-    mine = (p for p in pulls if p.state == "open" and p.head_ref == branch and p.head_repo == gh.repository)
-    return Where(next(mine, None), head_sha)
 
 
 def render(
@@ -91,21 +74,10 @@ def _row(number: int, run_id: int, page: str, suggestion: Suggested | None, ci: 
 
 
 def post(gh: GitHubAPI, target: Where, body: Redacted, trusted: str) -> str:
-    """Create the report, or edit the one posted before; returns its URL."""
-    if target.pull is not None:
-        number = target.pull.number
-        mine = next(
-            (c for c in gh.comments(number) if c.author == trusted and c.body.startswith(MARKER)), None
-        )
-        comment = gh.edit_comment(mine.id, body) if mine else gh.comment(number, body)
-        if STUCK_LABEL not in target.pull.labels:
-            gh.add_labels(number, [STUCK_LABEL])
-        return comment.html_url
-    sha = target.head_sha
-    mine = next(
-        (c for c in gh.commit_comments(sha) if c.author == trusted and c.body.startswith(MARKER)), None
-    )
-    comment = gh.edit_commit_comment(mine.id, body) if mine else gh.commit_comment(sha, body)
+    """Create the report, or edit the one posted before; label the PR; returns the report's URL."""
+    comment = upsert(gh, target, MARKER, body, trusted)
+    if target.pull is not None and STUCK_LABEL not in target.pull.labels:
+        gh.add_labels(target.pull.number, [STUCK_LABEL])
     return comment.html_url
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ci_autofix.clients import GitHubAPI
-from ci_autofix.deliver import report
+from ci_autofix.deliver import auto_apply, report
 from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, PushResult, push_error, remote_url
@@ -108,6 +108,7 @@ def deliver(
                     apply_workflow=settings.apply_workflow,
                     number=number,
                     ci_note=ci.note,
+                    auto_apply=auto_apply.pr_note(proposal) if settings.auto_apply else "",
                 )
             )
 

@@ -25,7 +25,7 @@ from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
-from ci_autofix.git import Git, GitError, PushResult, auth_env, push_error, remote_url
+from ci_autofix.git import Git, GitError, PushResult, fetch_bare, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.outcome import Outcome
 from ci_autofix.policy.contents import git_blob_reader
@@ -71,7 +71,8 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     runner.stage(f"checking suggestion #{number}")
     record = seen.record = checks.suggestion(pull, settings)
     branch = record.failing_branch
-    checks.vouched(gh.statuses(record.fix_sha), record, settings)
+    statuses = gh.statuses(record.fix_sha)
+    checks.vouched(statuses, record, settings)
     failing = checks.failing_run(gh, record)
     workflow = failing.workflow_path
     if record.workflow and record.workflow != workflow:
@@ -88,7 +89,7 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
             "before. Nothing changed.",
         )
     checks.open_pull(pull)
-    checks.actors(gh, settings)
+    checks.actors(gh, settings, number, record, statuses)
     checks.policy(record)
     ci_url = checks.ci_green(gh, record, workflow) if settings.require_ci_green else ""
     checks.side_branch(gh.branch_sha(record.fix_branch), record)
@@ -192,22 +193,17 @@ def _tokens(settings: Settings) -> tuple[str, str]:
 
 def _fetch_fix(root: Path, url: str, record: Suggestion, token: str, server_url: str) -> Git:
     """The fix commit and its parent in a fresh bare repository (the apply job has no checkout)."""
-    git = Git(root)
-    git.run("init", "--bare", "-q", ".")
     try:
-        git.run(
-            "fetch",
-            "--no-tags",
-            "--no-recurse-submodules",
-            "--depth=2",
-            "--",
+        return fetch_bare(
+            root,
             url,
             f"+refs/heads/{record.fix_branch}:{FETCHED_REF}",
-            env=auth_env(server_url, token),
+            token=token,
+            server_url=server_url,
+            depth=2,
         )
     except GitError as exc:
         raise _git_failed(f"fetch the suggestion branch `{record.fix_branch}`", exc) from None
-    return git
 
 
 def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion, runner: Runner) -> None:

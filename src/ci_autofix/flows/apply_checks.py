@@ -14,18 +14,16 @@ import re
 from collections.abc import Sequence
 
 from ci_autofix.clients import GitHubAPI
-from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.flows import access
 from ci_autofix.github import GitHubError, PullInfo, RunInfo, StatusInfo
 from ci_autofix.policy import check_diff
 from ci_autofix.policy.contents import BlobReader
 from ci_autofix.settings import Settings
 from ci_autofix.state import marker, provenance
 from ci_autofix.state.marker import Suggestion
-from ci_autofix.state.refs import branch_problem, check_branch_name, check_sha
+from ci_autofix.state.refs import branch_problem, check_branch_name, check_sha, plain_number
 
-WRITE_LEVELS = frozenset({"admin", "maintain", "write"})
-MAX_PULL_NUMBER_DIGITS = 10
-_PULL_NUMBER = re.compile(rf"[1-9][0-9]{{0,{MAX_PULL_NUMBER_DIGITS - 1}}}")
 _WORKFLOW_FILE = re.compile(r"(?:\.github/workflows/)?[A-Za-z0-9_][A-Za-z0-9_.\-]*\.ya?ml")
 
 
@@ -35,15 +33,14 @@ def refuse(message: str) -> Halt:
 
 def pull_number(value: object, *, what: str = "the `pull-request` input") -> int:
     """A suggestion PR number from an input or the dispatch payload: plain decimal digits only."""
-    text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
-    if not _PULL_NUMBER.fullmatch(text):
-        shown = repr(str(value)[:40] + ("..." if len(str(value)) > 40 else ""))
-        raise UserError(
-            f"{what} ({shown}) is not a pull request number.",
-            "Dispatch the apply workflow with the suggestion PR's number, as the PR's approval "
-            "instructions show (`gh workflow run ci-autofix-apply.yml -f pull-request=42`).",
-        )
-    return int(text)
+    return plain_number(
+        value,
+        what=what,
+        kind="pull request number",
+        max_digits=10,
+        remedy="Dispatch the apply workflow with the suggestion PR's number, as the PR's approval "
+        "instructions show (`gh workflow run ci-autofix-apply.yml -f pull-request=42`).",
+    )
 
 
 def suggestion(pull: PullInfo, settings: Settings) -> Suggestion:
@@ -159,22 +156,32 @@ def open_pull(pull: PullInfo) -> None:
         )
 
 
-def actors(gh: GitHubAPI, settings: Settings) -> list[str]:
-    """Everyone who started this run (the dispatcher, and whoever re-ran it) may write."""
-    logins = list(dict.fromkeys(a for a in (settings.actor, settings.triggering_actor) if a))
-    if not logins:
-        raise refuse(
-            "Nobody is known to have started this run (GITHUB_ACTOR is empty), so no write "
-            "permission can be checked. Start apply from the apply workflow."
-        )
-    for login in logins:
-        level = gh.permission(login)
-        if level not in WRITE_LEVELS:
+def actors(
+    gh: GitHubAPI, settings: Settings, number: int, record: Suggestion, statuses: list[StatusInfo]
+) -> list[str]:
+    """Everyone who started this run (the dispatcher, and whoever re-ran it) may write, or is the
+    bot ci-autofix proposes as, dispatching a suggestion that its propose run marked for auto-apply
+    (verified and policy-clean: the `ci-autofix/auto-apply` status on the fix commit)."""
+    logins = access.starters(settings)
+    people = [login for login in logins if not access.is_own_bot(login, settings)]
+    if len(people) < len(logins):
+        if not provenance.marked_for_auto_apply(statuses, settings.trusted_author, number):
             raise refuse(
-                f"@{login} started this run but has `{level}` access to the repository; applying a "
-                "suggestion needs write access. Ask someone with write access to dispatch the apply "
-                "workflow."
+                f"@{settings.trusted_author}, the identity ci-autofix proposes as, started this run, but "
+                f"ci-autofix did not mark #{number} for auto-apply (no "
+                f"`{provenance.AUTO_APPLY_CONTEXT}` status of it on {record.fix_sha[:12]}): only a verified, "
+                "policy-clean suggestion of a propose run with `auto-apply: true` is applied this way. "
+                "Ask someone with write access to dispatch the apply workflow."
             )
+        if (record.verification, record.policy) != ("verified", "clean"):
+            raise refuse(
+                f"The record says the fix is `{record.verification}` and `{record.policy}`, and only a "
+                "verified, policy-clean fix is applied without a person dispatching it. Ask someone with "
+                "write access to dispatch the apply workflow."
+            )
+        if not people:
+            return logins
+    access.check_writers(gh, people, doing="applying a suggestion", ask="dispatch the apply workflow")
     return logins
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.settings import Settings
+from ci_autofix.state.refs import plain_number
 
 TIMED_OUT = (
     "The workflow run concluded `timed_out`, not `failure`: a job hit its time limit. ci-autofix does "
@@ -207,13 +208,62 @@ def check_guards(event: WorkflowRunEvent, settings: Settings) -> None:
         raise Halt(HaltReason.BRANCH_FILTERED, f"`{branch}` matches an `exclude-branches` glob.")
 
 
+class DispatchEvent(_Model):
+    """A `workflow_dispatch` payload: who dispatched it, in which repository, with which inputs."""
+
+    inputs: dict[str, Any] | None = None
+    repository: Repository
+    sender: Account | None = None
+
+
+def parse_dispatch(data: dict[str, Any]) -> DispatchEvent:
+    try:
+        return DispatchEvent.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        raise UserError(
+            f"The workflow_dispatch payload is malformed ({problems}).",
+            "Pass the payload GitHub delivers for `workflow_dispatch` events.",
+        ) from None
+
+
+RUN_ID_REMEDY = (
+    "Dispatch the propose workflow with the id of the failed run (the number in its URL, "
+    "`.../actions/runs/<id>`), as the ask-first comment's command shows "
+    "(`gh workflow run ci-autofix-propose.yml -f run-id=123456789`)."
+)
+
+
+def dispatched_run_id(settings: Settings) -> int | None:
+    """On `workflow_dispatch`: the failed run to attempt a fix for, from the `run-id` input, else
+    from the dispatch's own inputs; validated (plain digits) before anything uses it."""
+    if settings.run_id is not None:
+        return settings.run_id
+    if settings.event_name != "workflow_dispatch" or settings.event_path is None:
+        return None
+    inputs = read_payload(settings.event_path).get("inputs")
+    if not isinstance(inputs, dict):
+        return None
+    for key in ("run-id", "run_id"):
+        value = inputs.get(key)
+        if value not in (None, ""):
+            return plain_number(
+                value, what=f"the dispatch input `{key}`", kind="workflow run id", remedy=RUN_ID_REMEDY
+            )
+    return None
+
+
 def choose_mode(settings: Settings) -> str:
+    """The flow for the event: a dispatch names a failed run (propose) or a suggestion (apply)."""
     if settings.mode != "auto":
         return settings.mode
-    by_event = {"workflow_run": "propose", "workflow_dispatch": "apply", "pull_request_review": "review"}
+    if settings.event_name == "workflow_dispatch":
+        return "propose" if dispatched_run_id(settings) is not None else "apply"
+    by_event = {"workflow_run": "propose", "pull_request_review": "review"}
     if settings.event_name in by_event:
         return by_event[settings.event_name]
     raise UserError(
         f"ci-autofix does not know what to do on the `{settings.event_name or '(none)'}` event.",
-        "Trigger it with `on: workflow_run` (propose) or `on: workflow_dispatch` (apply), or set the `mode` input.",
+        "Trigger it with `on: workflow_run` (propose) or `on: workflow_dispatch` (apply, or propose "
+        "with a `run-id`), or set the `mode` input.",
     )

@@ -8,15 +8,25 @@ A run that concluded `success` on a fix ci-autofix made ends the loop: `status: 
 
 from __future__ import annotations
 
+import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ci_autofix.clients import Clients, GitHubAPI
-from ci_autofix.deliver import kept, report, stuck
+from ci_autofix.deliver import ask, kept, notice, report, stuck
+from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.deliver.supersede import supersede
 from ci_autofix.errors import Halt, HaltReason, Kept, UserError
-from ci_autofix.flows.event import WorkflowRunEvent, check_guards, parse_workflow_run, read_payload
+from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing
+from ci_autofix.flows.event import (
+    WorkflowRunEvent,
+    check_guards,
+    dispatched_run_id,
+    parse_workflow_run,
+    read_payload,
+)
 from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import JobInfo, PullInfo
@@ -31,6 +41,7 @@ from ci_autofix.triage.model import Diagnosis, Failure
 from ci_autofix.triage.workflow import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
+    from ci_autofix.deliver.suggestion import Delivery
     from ci_autofix.ladder.run import Proposal
 
 
@@ -79,8 +90,13 @@ def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str
 
 
 def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
-    event = parse_workflow_run(read_payload(settings.event_path))
-    check_guards(event, settings)  # from the payload alone: no API call before this
+    run_id = dispatched_run_id(settings)  # a dispatch: validated before any API or git call
+    if run_id is None:
+        event = parse_workflow_run(read_payload(settings.event_path))
+        check_guards(event, settings)  # from the payload alone: no API call before this
+    else:
+        event = dispatched_event(clients.github(), settings, run_id)
+        check_guards(event, settings)
     run = event.run
     seen.run_url = run.html_url
     seen.name = f"run-{run.id}-{run.run_attempt}"
@@ -88,20 +104,46 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     if run.conclusion == "success":
         return _succeeded(clients.github(), settings, runner, event, seen)
     fix_branch = side_branch(settings.branch_prefix, branch, run.id)
-    git = _checkout(settings.workspace, run.head_sha)
+    if run_id is None:
+        git = _checkout(settings.workspace, run.head_sha)
+        gh = seen.gh = clients.github()
+        _still_at_head(gh, event)  # a run for an older commit must not act on what is newer
+        return _attempt(gh, git, settings, clients, runner, event, fix_branch, seen, asked=False)
     gh = seen.gh = clients.github()
-    _still_at_head(gh, event)  # a run for an older commit must not act on what is newer
+    _still_at_head(gh, event, dispatched=True)
+    # The dispatch job has no checkout of the failing commit: we fetch it, into a directory of ours.
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-failing-") as root:
+        git = fetch_failing(Path(root), settings, event)
+        return _attempt(gh, git, settings, clients, runner, event, fix_branch, seen, asked=True)
 
+
+def _attempt(
+    gh: GitHubAPI,
+    git: Git,
+    settings: Settings,
+    clients: Clients,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    fix_branch: str,
+    seen: _Seen,
+    *,
+    asked: bool,
+) -> Outcome:
+    """From the lineage to the delivered suggestion; `asked`: a person dispatched this attempt."""
+    run = event.run
+    branch = run.head_branch or ""
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
     if existing := find_existing(gh, fix_branch):
         return _again(gh, settings, runner, event, existing, fix_branch)
     line = seen.lineage = _lineage(gh, settings, event)
-    failing = stuck.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
+    failing = notice.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
     if line.fresh and stuck.unstick(gh, failing.pull):
         runner.info(f"  a new lineage: the `{stuck.STUCK_LABEL}` label is off the failing PR")
     if line.attempts >= settings.max_attempts:
         _stuck(gh, settings, runner, event, line, failing, seen)
     attempt = line.attempts + 1
+    if settings.ask_first and not asked:
+        _ask(gh, git, settings, runner, event, attempt, failing, seen)
     runner.info(f"  attempt {attempt} of {settings.max_attempts} on this lineage")
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
@@ -112,14 +154,14 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
     diagnosis, jobs = _triage(gh, event, settings)
     seen.diagnosis = diagnosis
     commands = _workflow_commands(git, event, jobs)
-    locate_failures(diagnosis, git.repo)
-    runner.annotate(diagnosis.failures)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
 
     # Everything run for the repository runs in a copy owned by a uid of its own; the fix is
     # made and pushed from our private git directory there. All of it is gone afterwards.
     with workarea(git.repo, run.head_sha) as area:
+        locate_failures(diagnosis, area.work)  # the copy is exactly the failing commit's tree
+        runner.annotate(diagnosis.failures)
         proposal = run_ladder(
             LadderInput(
                 area=area,
@@ -137,10 +179,12 @@ def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) 
             ),
             runner,
         )
-        outcome, pull = _deliver(
+        outcome, delivery = _deliver(
             gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt
         )
-    _supersede(gh, settings, runner, line, newer=pull)
+    if settings.auto_apply:
+        outcome = _auto_apply(gh, settings, runner, event, proposal, delivery, outcome)
+    _supersede(gh, settings, runner, line, newer=delivery.pull)
     runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
     return outcome
 
@@ -190,17 +234,22 @@ def _again(
     )
 
 
-def _still_at_head(gh: GitHubAPI, event: WorkflowRunEvent) -> None:
+def _still_at_head(gh: GitHubAPI, event: WorkflowRunEvent, *, dispatched: bool = False) -> None:
     """Halt when the failing branch no longer points at the run's commit: the newer commit's own
-    CI run decides what happens next (a re-run of an old run would otherwise supersede newer work)."""
+    CI run decides what happens next (a re-run of an old run would otherwise supersede newer work,
+    and an approval given for one commit would be spent on another)."""
     run = event.run
     live = gh.branch_sha(run.head_branch or "")
     if live != run.head_sha:
         where = f"moved on to {live[:12]}" if live else "no longer exists"
+        then = (
+            f"the approval was for that commit, so nothing is attempted. {ASK_AGAIN}"
+            if dispatched
+            else "nothing is done for this run. The newer commit's CI run is the one that counts."
+        )
         raise Halt(
             HaltReason.BRANCH_MOVED,
-            f"`{run.head_branch}` {where} since run {run.id} ran on {run.head_sha[:12]}: nothing is done for "
-            "this run. The newer commit's CI run is the one that counts.",
+            f"`{run.head_branch}` {where} since run {run.id} ran on {run.head_sha[:12]}: {then}",
         )
 
 
@@ -222,7 +271,7 @@ def _stuck(
     runner: Runner,
     event: WorkflowRunEvent,
     line: Lineage,
-    failing: stuck.Where,
+    failing: notice.Where,
     seen: _Seen,
 ) -> NoReturn:
     """At the cap: the stuck report (with this failure's excerpt) for a human, then the halt."""
@@ -256,7 +305,7 @@ def _succeeded(
     _still_at_head(gh, event)
     seen.gh = gh
     line = seen.lineage = _lineage(gh, settings, event)
-    failing = stuck.where(gh, run.head_branch or "", run.head_sha, [p.number for p in run.pull_requests])
+    failing = notice.where(gh, run.head_branch or "", run.head_sha, [p.number for p in run.pull_requests])
     stuck.unstick(gh, failing.pull)
     if line.fresh:
         raise Halt(
@@ -343,20 +392,13 @@ def _deliver(
     proposal: Proposal,
     fix_branch: str,
     attempt: int,
-) -> tuple[Outcome, PullInfo]:
+) -> tuple[Outcome, Delivery]:
     from ci_autofix.deliver.suggestion import deliver, reviewers_for
 
     run = event.run
     branch = run.head_branch or ""
     runner.stage("delivering the suggestion")
-    ctx = report.RunContext(
-        repository=settings.repository,
-        server_url=settings.server_url,
-        workflow_name=run.name or run.workflow_file or "CI",
-        run_url=run.html_url,
-        failing_branch=branch,
-        head_sha=run.head_sha,
-    )
+    ctx = _context(settings, event)
     record = Suggestion(
         run_id=run.id,
         run_attempt=run.run_attempt,
@@ -396,7 +438,113 @@ def _deliver(
         agent_turns=proposal.agent.turns if proposal.agent else None,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
-    return outcome, delivery.pull
+    return outcome, delivery
+
+
+def _ask(
+    gh: GitHubAPI,
+    git: Git,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    attempt: int,
+    failing: notice.Where,
+    seen: _Seen,
+) -> NoReturn:
+    """`ask-first`: triage only, then the comment that asks whether to attempt a fix, and the halt."""
+    run = event.run
+    runner.stage("ask-first: triaging the failure for a person to decide on")
+    diagnosis, jobs = _triage(gh, event, settings)
+    seen.diagnosis = diagnosis
+    locate_failures(diagnosis, git.repo)
+    runner.annotate(diagnosis.failures)
+    if diagnosis.is_infra:  # nothing to ask: no change would fix it
+        _halt_infra(gh, event, settings, diagnosis)
+    workflow = _own_workflow_file(settings)
+    question = ask.Ask(
+        run_id=run.id,
+        run_url=report.run_link(settings.server_url, settings.repository, run.id),
+        branch=run.head_branch or "",
+        head_sha=run.head_sha,
+        attempt=attempt,
+        max_attempts=settings.max_attempts,
+        repository=settings.repository,
+        workflow_file=workflow,
+        workflow_url=f"{settings.server_url.rstrip('/')}/{settings.repository}/actions/workflows/{workflow}",
+        dispatchable=dispatchable(gh, workflow),
+        max_cost_usd=settings.max_cost_usd,
+        max_turns=settings.max_turns,
+        max_minutes=settings.max_minutes,
+    )
+    if not question.dispatchable:
+        runner.warning(
+            f"`{workflow}` has no `workflow_dispatch` trigger on the default branch, so the ask-first "
+            "comment's command cannot start an attempt: add the trigger with a `run-id` input (README, Approval)."
+        )
+    body = runner.redact(ask.render(question, diagnosis, jobs))
+    comment = notice.upsert(gh, failing, ask.MARKER, body, settings.trusted_author)
+    raise Halt(
+        HaltReason.AWAITING_APPROVAL,
+        f"ask-first is on: nothing was attempted for run {run.id}. The question is at {comment.html_url}; "
+        f"to attempt a fix, run `{ask.command(question)}`. Doing nothing declines.",
+        details={"ask_comment": comment.html_url},
+    )
+
+
+_WORKFLOW_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\.ya?ml")
+
+
+def _own_workflow_file(settings: Settings) -> str:
+    """This job's workflow file name, from GITHUB_WORKFLOW_REF (`owner/repo/.github/workflows/x.yml@ref`)."""
+    path = settings.workflow_ref.split("@", 1)[0]
+    name = path.rsplit("/", 1)[-1]
+    return name if _WORKFLOW_FILE.fullmatch(name) else "ci-autofix-propose.yml"
+
+
+def _auto_apply(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    proposal: Proposal,
+    delivery: Delivery,
+    outcome: Outcome,
+) -> Outcome:
+    """`auto-apply`: dispatch apply for a verified, policy-clean suggestion; say why not otherwise."""
+    from ci_autofix.deliver import auto_apply
+
+    if (reason := auto_apply.why_not(proposal)) is not None:
+        runner.info(f"  auto-apply: not for this fix ({reason}); it waits for a person")
+        outcome.auto_apply = "not-eligible"
+        outcome.details["auto_apply"] = f"not applied automatically: {reason}"
+        return outcome
+    runner.stage(f"auto-apply: dispatching {settings.apply_workflow} for #{delivery.pull.number}")
+    done = auto_apply.dispatch(
+        gh,
+        delivery.pull,
+        delivery.record,
+        ctx=_context(settings, event),
+        apply_workflow=settings.apply_workflow,
+        redact=runner.redact,
+    )
+    if done.state != "dispatched":
+        runner.warning(done.note)
+    outcome.auto_apply = done.state
+    outcome.details["auto_apply"] = done.note
+    outcome.details["apply_run_url"] = done.run_url
+    return outcome
+
+
+def _context(settings: Settings, event: WorkflowRunEvent) -> report.RunContext:
+    run = event.run
+    return report.RunContext(
+        repository=settings.repository,
+        server_url=settings.server_url,
+        workflow_name=run.name or run.workflow_file or "CI",
+        run_url=run.html_url,
+        failing_branch=run.head_branch or "",
+        head_sha=run.head_sha,
+    )
 
 
 def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:

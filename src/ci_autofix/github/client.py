@@ -136,6 +136,12 @@ class GitHub:
         with api(f"reading workflow run {run_id}", "actions: read"):
             return run_info(self._json("GET", f"/actions/runs/{run_id}"))
 
+    def workflow_run_json(self, run_id: int) -> dict[str, Any]:
+        """The run as the API returns it: the shape of a `workflow_run` payload's `workflow_run`."""
+        with api(f"reading workflow run {run_id}", "actions: read"):
+            data = self._json("GET", f"/actions/runs/{run_id}")
+        return data if isinstance(data, dict) else {}
+
     def runs_for_commit(self, head_sha: str, *, branch: str | None = None) -> list[RunInfo]:
         """Workflow runs of a commit, newest first."""
         params: dict[str, Any] = {"head_sha": head_sha}

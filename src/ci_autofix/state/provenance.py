@@ -6,6 +6,10 @@ created a status (the identity of the token that made it) and nobody can create 
 account's name; a commit id names exactly one content, so a commit amended after the proposal
 carries no such status. Apply believes a suggestion only when the fix commit it is about to push
 carries this status from the trusted identity, and the status names what the record claims.
+
+With `auto-apply: true`, propose also sets `ci-autofix/auto-apply`, described as `apply #<PR>:
+verified, policy clean`, on a fix it found verified and clean, before it dispatches apply itself:
+apply takes a dispatch made by ci-autofix's own identity only for a PR so marked.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from ci_autofix.github import StatusInfo
 from ci_autofix.state.marker import Suggestion
 
 CONTEXT = "ci-autofix/provenance"
+AUTO_APPLY_CONTEXT = "ci-autofix/auto-apply"
 _DESCRIPTION = re.compile(r"fix of (?P<head>[0-9a-f]{40}) for run (?P<run>[1-9][0-9]{0,19})")
 
 
@@ -58,3 +63,26 @@ def vouched_by(statuses: Sequence[StatusInfo], trusted: str) -> Vouched | None:
                 return None
             return Vouched(match["head"], int(match["run"]))
     return None
+
+
+def auto_apply_description(number: int) -> str:
+    return f"apply #{number}: verified, policy clean"
+
+
+def mark_for_auto_apply(gh: GitHubAPI, record: Suggestion, number: int, target_url: str) -> None:
+    """Mark `record.fix_sha` as one that propose itself dispatches apply for (as suggestion #number)."""
+    gh.create_status(
+        record.fix_sha,
+        context=AUTO_APPLY_CONTEXT,
+        state="success",
+        description=auto_apply_description(number),
+        target_url=target_url,
+    )
+
+
+def marked_for_auto_apply(statuses: Sequence[StatusInfo], trusted: str, number: int) -> bool:
+    """Whether the newest auto-apply status created by `trusted` marks the commit for suggestion #number."""
+    for status in statuses:  # newest first
+        if status.context == AUTO_APPLY_CONTEXT and status.creator == trusted:
+            return status.state == "success" and status.description == auto_apply_description(number)
+    return False

@@ -1,4 +1,4 @@
-"""Validation of untrusted branch names and commit ids, before any git call.
+"""Validation of untrusted branch names, commit ids and run or PR numbers, before any git call.
 
 Follows git-check-ref-format's rules for a branch name, and refuses what a plain branch
 never needs and an attacker would: a leading `-` (read as an option), `:` (a refspec),
@@ -12,6 +12,8 @@ import re
 from ci_autofix.errors import UserError
 
 MAX_BRANCH_LENGTH = 255
+MAX_NUMBER_DIGITS = 19  # GitHub's ids are 64-bit
+_NUMBER = re.compile(rf"[1-9][0-9]{{0,{MAX_NUMBER_DIGITS - 1}}}")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _FORBIDDEN_CHARS = set(" ~^:?*[\\")
 
@@ -64,6 +66,17 @@ def check_sha(value: str, *, what: str = "commit") -> str:
             f"Pass the 40-character hexadecimal id of the {what}.",
         )
     return value
+
+
+def plain_number(
+    value: object, *, what: str, kind: str, remedy: str, max_digits: int = MAX_NUMBER_DIGITS
+) -> int:
+    """A run or pull request number from an input or a dispatch payload: plain ASCII decimal
+    digits only (no sign, no `0x`, no `1_000`, no float), at most `max_digits` of them."""
+    text = value.strip() if isinstance(value, str) else str(value) if type(value) is int else ""
+    if not (_NUMBER.fullmatch(text) and len(text) <= max_digits):
+        raise UserError(f"{what} ({_shown(str(value))}) is not a {kind}.", remedy)
+    return int(text)
 
 
 def _shown(value: str) -> str:

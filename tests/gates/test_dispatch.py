@@ -1,0 +1,170 @@
+"""The attempt a person asked for: a `workflow_dispatch` of the propose workflow with `run-id`,
+through the entrypoint as the runner starts it, against the emulator. Everything in the dispatch
+is untrusted; a bad or stale `run-id` is refused before any git call, and writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from emulator import BOT, GitHubEmulator
+from format_scenario import REPO, Scenario, make_scenario
+from runner_sim import RunResult
+from testing.git import commit, git, init_repo
+
+from ci_autofix.errors import Halt
+from ci_autofix.flows.dispatch import fetch_failing
+from ci_autofix.flows.event import WorkflowRunEvent
+from ci_autofix.settings import Settings
+
+PROPOSE = ".github/workflows/ci-autofix-propose.yml"
+
+
+@pytest.fixture
+def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
+    scenario = make_scenario(github_emulator, tmp_path)
+    github_emulator.add_workflow(REPO, PROPOSE, "ci-autofix propose", dispatch=True, inputs={"run-id": {}})
+    github_emulator.add_user("mallory", permission="read")
+    return scenario
+
+
+def dispatch(scenario: Scenario, run_id: str, *, actor: str = "alice", **inputs: str) -> RunResult:
+    """The propose workflow dispatched with `-f run-id=<run_id>`: no checkout, as in the example."""
+    workspace = scenario.workspace.parent / f"dispatch-{len(scenario.emu.requests)}"
+    workspace.mkdir()
+    event = scenario.emu.workflow_dispatch_event(REPO, PROPOSE, "main", {"run-id": run_id}, sender=actor)
+    return scenario.sim.run(
+        event_name="workflow_dispatch",
+        event=event,
+        workspace=workspace,
+        inputs={"run-id": run_id, **inputs},
+        actor=actor,
+        extra_env=scenario.env(),
+    )
+
+
+def written(emu: GitHubEmulator) -> list[Any]:
+    """Every git request and every API call that changes something."""
+    return [r for r in emu.requests if r.server == "git" or (r.server == "api" and r.method != "GET")]
+
+
+def test_a_dispatch_with_run_id_proposes_a_fix_for_that_run(scenario: Scenario) -> None:
+    result = dispatch(scenario, str(scenario.run.id), **{"ask-first": "true"})  # the dispatch is the answer
+    assert result.exit_code == 0, result.log
+    out = result.outputs
+    assert (out["status"], out["attempt"]) == ("proposed", "1"), result.summary
+    assert out["fix-branch"] == f"ci-autofix/feature/{scenario.run.id}"
+    assert out["run-url"].endswith(f"/actions/runs/{scenario.run.id}")
+    [pull] = scenario.emu.pulls(REPO)
+    assert (pull.base_ref, pull.head_ref) == ("feature", out["fix-branch"])
+    fix = scenario.emu.branch_sha(REPO, out["fix-branch"])
+    assert git(scenario.source, "fetch", "-q", str(scenario.emu.bare_path(REPO)), fix) == ""
+    assert git(scenario.source, "rev-parse", f"{fix}^") == scenario.head_sha  # on the failing commit
+
+
+@pytest.mark.parametrize(
+    "value", ["12abc", "--upload-pack=touch pwned", "1 2", "-1", "0x10", "1_000", "１２", "1" * 20, "0"]
+)
+def test_a_run_id_that_is_not_a_number_is_an_error_before_any_call(scenario: Scenario, value: str) -> None:
+    result = dispatch(scenario, value)
+    assert result.exit_code == 1
+    assert result.outputs["status"] == "error"
+    assert "`run-id`" in result.summary and "workflow run id" in result.summary
+    assert "Traceback" not in result.log
+    assert not [r for r in scenario.emu.requests if r.server in ("api", "git")]
+
+
+def _another_repository(emu: GitHubEmulator, tmp_path: Path) -> int:
+    source = tmp_path / "other-source"
+    init_repo(source, {"README.md": "other\n"})
+    emu.create_repo("acme/other", source=source)
+    sha = git(source, "rev-parse", "HEAD")
+    return emu.add_workflow_run("acme/other", ".github/workflows/ci.yml", "main", sha, "failure").id
+
+
+def _fork_run(scenario: Scenario) -> int:
+    return scenario.emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        "feature",
+        scenario.head_sha,
+        "failure",
+        event="pull_request",
+        fork="mallory/widgets",
+        jobs=scenario.jobs,
+    ).id
+
+
+def _green_run(scenario: Scenario) -> int:
+    return scenario.emu.add_workflow_run(
+        REPO, ".github/workflows/ci.yml", "feature", scenario.head_sha, "success", jobs=[]
+    ).id
+
+
+def _running_run(scenario: Scenario) -> int:
+    return scenario.emu.add_workflow_run(
+        REPO, ".github/workflows/ci.yml", "feature", scenario.head_sha, None, status="in_progress"
+    ).id
+
+
+def _moved_branch(scenario: Scenario) -> int:
+    commit(scenario.source, {"notes.txt": "newer\n"}, "A newer commit")
+    git(scenario.source, "push", "-q", str(scenario.emu.bare_path(REPO)), "feature")
+    return scenario.run.id
+
+
+@pytest.mark.parametrize(
+    ("case", "actor", "reason", "words"),
+    [
+        ("another repository's run", "alice", "refused", "is not a workflow run of acme/widgets"),
+        ("a successful run", "alice", "not-a-failure", "concluded `success`, not `failure`"),
+        ("a run still in progress", "alice", "not-a-failure", "has not completed"),
+        ("a fork's run", "alice", "fork", "comes from a fork (mallory/widgets)"),
+        ("a moved branch", "alice", "branch-moved", "dispatch the propose workflow again"),
+        (
+            "a dispatcher without write access",
+            "mallory",
+            "refused",
+            "@mallory started this run but has `read`",
+        ),
+        ("ci-autofix's own identity", BOT, "refused", "an attempt is started by a person"),
+    ],
+)
+def test_a_stale_or_malicious_dispatch_is_refused_before_any_git_call(
+    scenario: Scenario, tmp_path: Path, case: str, actor: str, reason: str, words: str
+) -> None:
+    run_id = {
+        "another repository's run": lambda: _another_repository(scenario.emu, tmp_path),
+        "a successful run": lambda: _green_run(scenario),
+        "a run still in progress": lambda: _running_run(scenario),
+        "a fork's run": lambda: _fork_run(scenario),
+        "a moved branch": lambda: _moved_branch(scenario),
+    }.get(case, lambda: scenario.run.id)()
+    refs = scenario.emu.refs(REPO)
+    result = dispatch(scenario, str(run_id), actor=actor, **{"fail-on-halt": "true"})
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", reason), result.log
+    assert result.exit_code == 1  # fail-on-halt: a refused attempt shows red
+    assert words.lower() in " ".join(result.summary.split()).lower(), result.summary
+    assert written(scenario.emu) == []
+    assert scenario.emu.refs(REPO) == refs
+
+
+def test_git_is_asked_again_whether_the_branch_is_at_the_run(scenario: Scenario, tmp_path: Path) -> None:
+    """Between the API's answer and the fetch, the branch may move: git's view is checked too."""
+    emu = scenario.emu
+    newer = commit(scenario.source, {"notes.txt": "newer\n"}, "A newer commit")
+    git(scenario.source, "push", "-q", str(emu.bare_path(REPO)), "feature")
+    event = WorkflowRunEvent.model_validate(emu.workflow_run_event(scenario.run))
+    settings = Settings(
+        github_token=emu.token, repository=REPO, api_url=emu.api_url, server_url=emu.server_url
+    )
+    root = tmp_path / "failing"
+    root.mkdir()
+    with pytest.raises(Halt) as halted:
+        fetch_failing(root, settings, event)
+    assert f"moved on to {newer[:12]}" in halted.value.message
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    at_head = event.model_copy(update={"workflow_run": event.run.model_copy(update={"head_sha": newer})})
+    assert fetch_failing(fresh, settings, at_head).rev_parse("refs/ci-autofix/failing") == newer
