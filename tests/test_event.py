@@ -164,3 +164,34 @@ def test_the_mode_input_overrides_the_event() -> None:
     assert choose_mode(Settings(event_name="workflow_run", mode="apply")) == "apply"
     with pytest.raises(UserError, match="`push` event"):
         choose_mode(Settings(event_name="push"))
+
+
+@pytest.mark.parametrize(
+    ("inputs", "mode"),
+    [
+        ({"run-id": "123"}, "propose"),
+        ({"run_id": "123"}, "propose"),
+        ({"pull-request": "7"}, "apply"),
+        ({"run-id": ""}, "apply"),
+        (None, "apply"),
+    ],
+)
+def test_a_dispatch_naming_a_run_is_a_propose(tmp_path: Path, inputs: object, mode: str) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"inputs": inputs, "repository": {"id": 1, "full_name": "acme/w"}}))
+    assert choose_mode(Settings(event_name="workflow_dispatch", event_path=event)) == mode
+
+
+def test_a_run_id_from_the_payload_is_validated_like_the_input(tmp_path: Path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps({"inputs": {"run-id": "1;rm -rf /"}, "repository": {"id": 1, "full_name": "a/b"}})
+    )
+    with pytest.raises(UserError, match=r"dispatch input `run-id`.*not a workflow run id"):
+        choose_mode(Settings(event_name="workflow_dispatch", event_path=event))
+    assert choose_mode(Settings(event_name="workflow_dispatch", event_path=event, run_id="42")) == "propose"
+
+
+def test_a_run_id_on_a_workflow_run_event_is_a_mistake_named_as_one() -> None:
+    with pytest.raises(UserError, match="`run-id` input is set on a `workflow_run` event"):
+        choose_mode(Settings(event_name="workflow_run", run_id="42"))

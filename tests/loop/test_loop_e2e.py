@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from calc_scenario import API_KEY, EDITOR, messages_process
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from emulator import BOT, GitHubEmulator, JobSpec, Run, StepSpec
 from fakes.messages import reply, tool_use
 from runner_sim import RunnerSim, RunResult
 from sandbox_tools import sandbox_path
@@ -24,6 +24,7 @@ from ci_autofix.deliver.stuck import MARKER, STUCK_LABEL
 
 REPO = "acme/cache"
 CI = ".github/workflows/ci.yml"
+APPLY = ".github/workflows/ci-autofix-apply.yml"
 CHECK = (
     "import os\nimport sys\n\nATTEMPTS = 0\n"
     "# CI sets LOOP_CI; the action's re-run does not, so the failure never reproduces there\n"
@@ -57,11 +58,11 @@ def editing(attempt: int) -> list[dict[str, Any]]:
 
 
 class Loop:
-    def __init__(self, emu: GitHubEmulator, tmp: Path) -> None:
+    def __init__(self, emu: GitHubEmulator, tmp: Path, files: dict[str, str] | None = None) -> None:
         self.emu, self.tmp, self.n = emu, tmp, 0
         self.source = tmp / "source"
         ci = "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python check.py\n"
-        init_repo(self.source, {"check.py": CHECK, CI: ci})
+        init_repo(self.source, {**(files or {"check.py": CHECK}), CI: ci})
         git(self.source, "checkout", "-q", "-b", "feature")
         self.head = commit(self.source, {"notes.txt": "the cache\n"}, "Add notes")
         emu.create_repo(REPO, source=self.source)
@@ -89,7 +90,7 @@ class Loop:
             jobs=[JobSpec("test", conclusion, [StepSpec("Run python check.py", step)], log=LOG)],
         )
 
-    def propose(self, run: Run, turns: list[dict[str, Any]]) -> tuple[RunResult, int]:
+    def propose(self, run: Run, turns: list[dict[str, Any]], **inputs: str) -> tuple[RunResult, int]:
         """The propose job for `run`; returns its result and how many requests reached the model."""
         workdir = self._dir("propose")
         workspace = workdir / "workspace"
@@ -102,19 +103,22 @@ class Loop:
                 event_name="workflow_run",
                 event=self.emu.workflow_run_event(run),
                 workspace=workspace,
-                inputs={"anthropic-api-key": API_KEY},
+                inputs={"anthropic-api-key": API_KEY, **inputs},
                 extra_env={"ANTHROPIC_BASE_URL": url, "PATH": sandbox_path()},
             )
         calls = len(record.read_text().splitlines()) if record.exists() else 0
         return result, calls
 
-    def apply(self, number: str) -> RunResult:
+    def apply(self, number: str, actor: str = "alice") -> RunResult:
+        """The apply job for suggestion #number, dispatched by `actor`."""
         workspace = self._dir("apply")
-        event = self.emu.workflow_dispatch_event(
-            REPO, ".github/workflows/ci-autofix-apply.yml", "main", {"pull-request": number}
-        )
+        event = self.emu.workflow_dispatch_event(REPO, APPLY, "main", {"pull-request": number}, sender=actor)
         result = self.sim.run(
-            event_name="workflow_dispatch", event=event, workspace=workspace, inputs={"pull-request": number}
+            event_name="workflow_dispatch",
+            event=event,
+            workspace=workspace,
+            inputs={"pull-request": number},
+            actor=actor,
         )
         assert result.outputs["status"] == "applied", result.log
         self.head = result.outputs["head-sha"]
@@ -194,3 +198,57 @@ def test_the_loop_is_bounded_reported_restarted_and_ends_in_success(
     assert "CI passed on this fix" in emu.comments(REPO, applied_pr)[-1]
     outcomes.append(json.loads(green.outputs["result-json"]))
     print(json.dumps([{k: o[k] for k in ("status", "reason", "attempt")} for o in outcomes]))
+
+
+# The unattended loop's failure reproduces here and each fix passes here, so every suggestion is
+# verified and clean, and auto-apply dispatches apply for it; CI (which sets LOOP_CI) still fails
+# on every fix. The check passes once `stamp.txt` names the commit it runs on: each fix stamps
+# the commit it was made for, so the fix's own commit fails again.
+STAMPED = (
+    "import os\nimport subprocess\nimport sys\n\n"
+    'head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()\n'
+    'stamp = open("stamp.txt").read().strip()\n'
+    'sys.exit(1 if os.environ.get("LOOP_CI") or stamp != head else 0)\n'
+)
+
+
+def stamping(old: str, new: str) -> list[dict[str, Any]]:
+    """The model's attempt: stamp the commit it is fixing, then finish."""
+    edit = {"command": "str_replace", "path": "stamp.txt", "old_str": old, "new_str": new}
+    done = {"summary": "stamp", "root_cause": "stamp.txt", "confidence": "high", "notes_left_as_is": []}
+    return [reply(tool_use(EDITOR, edit)), reply(tool_use("finish", done))]
+
+
+@pytest.mark.slow
+def test_the_cap_holds_in_unattended_mode(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
+    """auto-apply with an apply environment without reviewers: fix → apply → CI fails → fix, by
+    itself, until `max-attempts`; then the stuck report, and no further model call or dispatch."""
+    emu = github_emulator
+    loop = Loop(emu, tmp_path, {"check.py": STAMPED, "stamp.txt": "nothing yet\n"})
+    emu.add_workflow(
+        REPO, APPLY, "ci-autofix apply", dispatch=True, inputs={"pull-request": {"required": True}}
+    )
+    stamp = "nothing yet"
+    for attempt in (1, 2, 3):
+        made_for = loop.head
+        proposed, _ = loop.propose(loop.ci(), stamping(stamp, made_for), **{"auto-apply": "true"})
+        out = proposed.outputs
+        assert (out["status"], out["attempt"], out["auto-apply"]) == (
+            "proposed",
+            str(attempt),
+            "dispatched",
+        ), proposed.summary
+        assert json.loads(out["result-json"])["details"]["verification"] == "verified"
+        [dispatch] = emu.dispatches[attempt - 1 :]
+        assert (dispatch.workflow, dispatch.inputs) == (APPLY, {"pull-request": out["pull-request"]})
+        loop.apply(dispatch.inputs["pull-request"], actor=BOT)  # the run the dispatch started
+        stamp = made_for
+
+    halted, calls = loop.propose(loop.ci(), stamping(stamp, loop.head), **{"auto-apply": "true"})
+    assert (halted.outputs["status"], halted.outputs["reason"]) == ("halted", "attempts-exhausted"), (
+        halted.log
+    )
+    assert calls == 0
+    assert len(emu.dispatches) == 3
+    (report,) = loop.stuck_comments()
+    assert report.count("\n| ") == 4  # the header and a row per attempt

@@ -90,6 +90,21 @@ def test_a_flagged_fix_is_delivered_but_ci_is_not_started_before_review(
     assert emu.branch_sha(REPO, BRANCH) == calc.head_sha
 
 
+def test_a_flagged_fix_is_never_auto_applied_and_the_pr_says_why(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    calc = seed(emu, tmp_path)
+    emu.add_workflow(REPO, ".github/workflows/ci-autofix-apply.yml", "apply", dispatch=True)
+    with messages_process(spawning_test_and_fix(), tmp_path) as (url, _):
+        result = calc.propose(url, **{"auto-apply": "true"})
+    out = result.outputs
+    assert (out["status"], out["auto-apply"]) == ("proposed", "not-eligible"), result.log
+    assert emu.dispatches == []  # neither CI nor apply
+    body = emu.pull(REPO, int(out["pull-request"])).body
+    assert "not applied automatically**: the patch policy flagged it (`process-spawn-in-test`)" in body
+
+
 def test_a_clean_fix_still_gets_ci_dispatched(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
     emu = github_emulator
     calc = seed(emu, tmp_path)

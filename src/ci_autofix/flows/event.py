@@ -237,9 +237,18 @@ RUN_ID_REMEDY = (
 def dispatched_run_id(settings: Settings) -> int | None:
     """On `workflow_dispatch`: the failed run to attempt a fix for, from the `run-id` input, else
     from the dispatch's own inputs; validated (plain digits) before anything uses it."""
+    if settings.event_name != "workflow_dispatch":
+        if settings.run_id is not None:
+            raise UserError(
+                f"The `run-id` input is set on a `{settings.event_name or '(none)'}` event; it names the "
+                "failed run a `workflow_dispatch` of the propose workflow attempts a fix for.",
+                "Pass `run-id: ${{ inputs.run-id }}`, which is empty on other events (see the README's "
+                "example propose workflow).",
+            )
+        return None
     if settings.run_id is not None:
         return settings.run_id
-    if settings.event_name != "workflow_dispatch" or settings.event_path is None:
+    if settings.event_path is None:
         return None
     inputs = read_payload(settings.event_path).get("inputs")
     if not isinstance(inputs, dict):
@@ -255,10 +264,11 @@ def dispatched_run_id(settings: Settings) -> int | None:
 
 def choose_mode(settings: Settings) -> str:
     """The flow for the event: a dispatch names a failed run (propose) or a suggestion (apply)."""
+    run_id = dispatched_run_id(settings)  # validated whatever the mode
     if settings.mode != "auto":
         return settings.mode
     if settings.event_name == "workflow_dispatch":
-        return "propose" if dispatched_run_id(settings) is not None else "apply"
+        return "propose" if run_id is not None else "apply"
     by_event = {"workflow_run": "propose", "pull_request_review": "review"}
     if settings.event_name in by_event:
         return by_event[settings.event_name]

@@ -1,0 +1,136 @@
+"""Auto-apply, through the entrypoint as the runner starts it, against the emulator: propose
+dispatches the apply workflow itself, exactly once, for a verified, policy-clean suggestion, and
+never for an unverified one (whose PR says why; a flagged one: tests/security/test_ci_trigger.py); the apply run that dispatch starts
+(its actor is ci-autofix's own identity) goes through apply's checks like any other, and a dispatch
+by that identity is refused for a suggestion propose did not mark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from emulator import BOT, GitHubEmulator
+from format_scenario import REPO, Scenario, make_scenario
+from runner_sim import RunResult
+
+from ci_autofix.deliver.auto_apply import MARKER
+from ci_autofix.state.provenance import AUTO_APPLY_CONTEXT
+
+APPLY = ".github/workflows/ci-autofix-apply.yml"
+
+
+def with_apply_workflow(emu: GitHubEmulator, *, dispatch: bool = True) -> None:
+    emu.add_workflow(
+        REPO, APPLY, "ci-autofix apply", dispatch=dispatch, inputs={"pull-request": {"required": True}}
+    )
+
+
+@pytest.fixture
+def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
+    scenario = make_scenario(github_emulator, tmp_path)
+    with_apply_workflow(github_emulator)
+    return scenario
+
+
+def apply_as(scenario: Scenario, number: str, actor: str) -> RunResult:
+    """The apply job a dispatch of the apply workflow starts, `actor` having dispatched it."""
+    workspace = scenario.workspace.parent / f"apply-{len(scenario.emu.requests)}"
+    workspace.mkdir()
+    event = scenario.emu.workflow_dispatch_event(REPO, APPLY, "main", {"pull-request": number}, sender=actor)
+    return scenario.sim.run(
+        event_name="workflow_dispatch",
+        event=event,
+        workspace=workspace,
+        inputs={"mode": "apply", "pull-request": number},
+        actor=actor,
+    )
+
+
+def test_a_verified_clean_fix_is_dispatched_to_apply_once_and_applied(scenario: Scenario) -> None:
+    emu = scenario.emu
+    result = scenario.propose(**{"auto-apply": "true"})
+    out = result.outputs
+    assert (out["status"], out["auto-apply"]) == ("proposed", "dispatched"), result.summary
+    number = out["pull-request"]
+    [dispatch] = emu.dispatches
+    assert (dispatch.workflow, dispatch.ref, dispatch.inputs) == (APPLY, "main", {"pull-request": number})
+    [mark] = [s for s in emu.statuses(REPO, out["fix-sha"]) if s.context == AUTO_APPLY_CONTEXT]
+    assert (mark.creator, mark.state, mark.description) == (
+        BOT,
+        "success",
+        f"apply #{number}: verified, policy clean",
+    )
+    [said] = [c for c in emu.comments(REPO, int(number)) if c.startswith(MARKER)]
+    assert "dispatched `ci-autofix-apply.yml`" in said and "/actions/runs/" in said
+    assert "**Auto-apply is on**: the fix is verified and policy-clean" in emu.pull(REPO, int(number)).body
+
+    again = scenario.propose(**{"auto-apply": "true"})  # a re-run of the same run
+    assert again.outputs["reason"] == "already-proposed"
+    assert len(emu.dispatches) == 1
+
+    applied = apply_as(scenario, number, BOT)  # what the dispatch starts
+    assert applied.outputs["status"] == "applied", applied.summary
+    assert emu.branch_sha(REPO, "feature") == out["fix-sha"]
+
+
+def test_without_auto_apply_a_dispatch_by_our_own_identity_is_refused(scenario: Scenario) -> None:
+    result = scenario.propose()
+    assert result.outputs["status"] == "proposed"
+    assert scenario.emu.dispatches == []
+    refused = apply_as(scenario, result.outputs["pull-request"], BOT)
+    assert (refused.outputs["status"], refused.outputs["reason"]) == ("halted", "refused")
+    assert "did not mark" in refused.summary
+    assert scenario.emu.branch_sha(REPO, "feature") == scenario.head_sha
+
+
+def test_an_auto_apply_status_made_by_anyone_else_is_not_believed(scenario: Scenario) -> None:
+    emu = scenario.emu
+    result = scenario.propose()
+    number, fix = result.outputs["pull-request"], result.outputs["fix-sha"]
+    emu.add_status(
+        REPO,
+        fix,
+        context=AUTO_APPLY_CONTEXT,
+        description=f"apply #{number}: verified, policy clean",
+        creator="alice",
+    )
+    refused = apply_as(scenario, number, BOT)
+    assert refused.outputs["reason"] == "refused", refused.summary
+    assert emu.branch_sha(REPO, "feature") == scenario.head_sha
+
+
+def test_a_mark_for_another_pull_request_is_not_this_ones(scenario: Scenario) -> None:
+    emu = scenario.emu
+    result = scenario.propose()
+    number, fix = result.outputs["pull-request"], result.outputs["fix-sha"]
+    emu.add_status(
+        REPO, fix, context=AUTO_APPLY_CONTEXT, description=f"apply #{int(number) + 1}: verified, policy clean"
+    )
+    refused = apply_as(scenario, number, BOT)
+    assert refused.outputs["reason"] == "refused", refused.summary
+
+
+def test_an_unverified_fix_is_never_auto_applied_and_the_pr_says_why(scenario: Scenario) -> None:
+    result = scenario.propose(**{"auto-apply": "true", "test-command": "no-such-checker --all"})
+    out = result.outputs
+    assert (out["status"], out["auto-apply"]) == ("proposed", "not-eligible"), result.summary
+    assert scenario.emu.dispatches == []
+    body = scenario.emu.pull(REPO, int(out["pull-request"])).body
+    assert (
+        "**Auto-apply is on, but this fix is not applied automatically**: it could not be verified here"
+        in body
+    )
+    assert not [s for s in scenario.emu.statuses(REPO, out["fix-sha"]) if s.context == AUTO_APPLY_CONTEXT]
+
+
+def test_when_the_dispatch_fails_the_pr_says_how_to_apply_by_hand(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    scenario = make_scenario(github_emulator, tmp_path)
+    with_apply_workflow(github_emulator, dispatch=False)  # the apply workflow lacks the trigger
+    result = scenario.propose(**{"auto-apply": "true"})
+    out = result.outputs
+    assert (out["status"], out["auto-apply"]) == ("proposed", "failed"), result.summary
+    [said] = [c for c in github_emulator.comments(REPO, int(out["pull-request"])) if c.startswith(MARKER)]
+    assert "could not dispatch" in said and f"-f pull-request={out['pull-request']}" in said
+    assert any("auto-apply could not dispatch" in w.message for w in result.annotations("warning"))
