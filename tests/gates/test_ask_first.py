@@ -5,7 +5,6 @@ place by a re-run and by the branch's next failure), nothing else is written, an
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from testing.git import clone, commit, git
 
 from ci_autofix.deliver.ask import MARKER, MAX_EXCERPT_CHARS, Ask, render
 from ci_autofix.github import JobInfo
-from ci_autofix.github.models import StepInfo
 from ci_autofix.triage.model import Category, Diagnosis, Failure
 
 PROPOSE = ".github/workflows/ci-autofix.yml"  # the runner simulation's GITHUB_WORKFLOW_REF
@@ -116,13 +114,7 @@ def test_a_propose_workflow_without_a_dispatch_trigger_is_named(
     assert any("no `workflow_dispatch` trigger" in w.message for w in result.annotations("warning"))
 
 
-HOSTILE = (
-    "```\n</details><img src=x onerror=alert(1)> @everyone [click](https://evil.example)\n"
-    "::set-output name=status::applied\n<!-- ci-autofix:ask-first -->"
-)
-
-
-def _question(diagnosis: Diagnosis, jobs: list[JobInfo]) -> str:
+def question_for(diagnosis: Diagnosis, jobs: list[JobInfo]) -> str:
     ask = Ask(
         run_id=7,
         run_url="https://github.com/acme/widgets/actions/runs/7",
@@ -141,41 +133,10 @@ def _question(diagnosis: Diagnosis, jobs: list[JobInfo]) -> str:
     return render(ask, diagnosis, jobs)
 
 
-def _outside_code(markdown: str) -> str:
-    """What GitHub would render as Markdown: the text outside fences and code spans."""
-    text = re.sub(r"(?ms)^(`{3,})[a-z]*\n.*?^\1$", "", markdown)
-    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
-
-
-def test_log_and_workflow_text_stays_code_in_the_question() -> None:
-    """A failing test may print anything, and a workflow names its jobs and steps: Markdown, HTML,
-    a fence, a mention, a workflow command, our own marker."""
-    failure = Failure(
-        tool="pytest",
-        kind="test",
-        message=HOSTILE,
-        file="src/`evil`.py",
-        line=3,
-        test_id=f"tests/test_x.py::test_{HOSTILE}",
-        evidence=[HOSTILE],
-    )
-    diagnosis = Diagnosis([failure], [], Category.TEST, "", 0, 0)
-    jobs = [JobInfo(1, f"lint | {HOSTILE}", "failure", "", 1, [StepInfo(2, HOSTILE, "failure")])]
-    question = _question(diagnosis, jobs)
-    assert question.startswith(MARKER)
-    assert "onerror" in question  # shown, as code
-    outside = _outside_code(question)
-    assert outside.count(MARKER) == 1  # only ours, on the first line: a re-run finds that one
-    for word in ("onerror", "@everyone", "evil.example", "set-output", "</details>"):
-        assert word not in outside, word
-    assert "attempt 2 of 3" in question and "$1.50" in question and "12 model turns" in question
-    assert "7.5 minutes" in question
-
-
 def test_the_guess_and_the_excerpt_say_so_when_nothing_was_located() -> None:
     tail = "x" * 900 + "\nError: the build broke"
     diagnosis = Diagnosis([], [], Category.BUILD, tail, 0, 0)
-    question = _question(diagnosis, [])
+    question = question_for(diagnosis, [])
     assert "**Likely cause** (a guess from the log): not sure" in question
     block = question.split("```text\n", 1)[1].split("\n```", 1)[0]
     assert block.endswith("Error: the build broke") and len(block) == MAX_EXCERPT_CHARS
@@ -185,6 +146,6 @@ def test_a_long_excerpt_keeps_its_first_lines() -> None:
     failure = Failure(
         tool="pytest", kind="test", message="boom", evidence=[f"line {n} " * 20 for n in range(40)]
     )
-    question = _question(Diagnosis([failure], [], Category.TEST, "", 0, 0), [])
+    question = question_for(Diagnosis([failure], [], Category.TEST, "", 0, 0), [])
     block = question.split("```text\n", 1)[1].split("\n```", 1)[0]
     assert block.startswith("line 0 ") and block.endswith("…") and len(block) <= MAX_EXCERPT_CHARS

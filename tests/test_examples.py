@@ -1,0 +1,51 @@
+"""The example workflows say what the README says: the triggers the three approval setups need,
+inputs that exist, and no checkout where none is wanted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from docs_tables import load_action
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def workflow(name: str) -> dict[Any, Any]:
+    data = yaml.safe_load((EXAMPLES / name).read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def our_step(job: dict[str, Any]) -> dict[str, Any]:
+    [step] = [s for s in job["steps"] if str(s.get("uses", "")).startswith("OWNER/ci-autofix@")]
+    return step
+
+
+def test_the_propose_example_can_be_dispatched_with_a_run_id() -> None:
+    flow = workflow("ci-autofix-propose.yml")
+    triggers = flow[True]  # YAML 1.1 reads the key `on` as true
+    assert triggers["workflow_dispatch"]["inputs"]["run-id"]["required"] is True
+    assert triggers["workflow_run"]["types"] == ["completed"]
+    [job] = flow["jobs"].values()
+    assert "github.event_name == 'workflow_dispatch'" in job["if"]
+    assert "head_repository.full_name == github.repository" in job["if"]  # forks stay out
+    step = our_step(job)
+    assert step["with"]["run-id"] == "${{ inputs.run-id }}"
+    assert set(step["with"]) <= set(load_action()["inputs"])
+    [checkout] = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+    assert "github.event_name == 'workflow_run'" in checkout["if"]  # a dispatch fetches for itself
+    assert checkout["with"]["persist-credentials"] is False
+    assert {"actions", "statuses", "contents"} <= set(job["permissions"])
+    assert job["permissions"]["actions"] == "write"  # dispatching CI and, with auto-apply, apply
+
+
+def test_the_apply_example_takes_a_pull_request_and_waits_for_its_environment() -> None:
+    flow = workflow("ci-autofix-apply.yml")
+    assert flow[True]["workflow_dispatch"]["inputs"]["pull-request"]["required"] is True
+    [job] = flow["jobs"].values()
+    assert job["environment"] == "ci-autofix-approval"
+    step = our_step(job)
+    assert step["with"]["mode"] == "apply"
+    assert set(step["with"]) <= set(load_action()["inputs"])
