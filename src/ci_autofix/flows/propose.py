@@ -90,26 +90,26 @@ def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str
 
 
 def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
-    run_id = dispatched_run_id(settings)  # a dispatch: validated before any API or git call
+    run_id = dispatched_run_id(settings)  # a dispatch's: validated before any API or git call
     if run_id is None:
         event = parse_workflow_run(read_payload(settings.event_path))
         check_guards(event, settings)  # from the payload alone: no API call before this
-    else:
-        event = dispatched_event(clients.github(), settings, run_id)
+        gh = None
+    else:  # an attempt someone asked for: the run as GitHub's API reports it, if they may ask
+        gh = seen.gh = clients.github()
+        event = dispatched_event(gh, settings, run_id)
         check_guards(event, settings)
     run = event.run
     seen.run_url = run.html_url
     seen.name = f"run-{run.id}-{run.run_attempt}"
-    branch = run.head_branch or ""
     if run.conclusion == "success":
-        return _succeeded(clients.github(), settings, runner, event, seen)
-    fix_branch = side_branch(settings.branch_prefix, branch, run.id)
-    if run_id is None:
+        return _succeeded(gh or clients.github(), settings, runner, event, seen)
+    fix_branch = side_branch(settings.branch_prefix, run.head_branch or "", run.id)
+    if gh is None:
         git = _checkout(settings.workspace, run.head_sha)
         gh = seen.gh = clients.github()
         _still_at_head(gh, event)  # a run for an older commit must not act on what is newer
         return _attempt(gh, git, settings, clients, runner, event, fix_branch, seen, asked=False)
-    gh = seen.gh = clients.github()
     _still_at_head(gh, event, dispatched=True)
     # The dispatch job has no checkout of the failing commit: we fetch it, into a directory of ours.
     with tempfile.TemporaryDirectory(prefix="ci-autofix-failing-") as root:
