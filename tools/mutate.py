@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "ci_autofix"
 
 LADDER = ("tests/ladder/test_ladder.py",)
+DISPATCH = ("tests/gates/test_dispatch.py",)
+AUTO_APPLY = ("tests/gates/test_auto_apply.py",)
+ASK = ("tests/gates/test_ask_first.py",)
 APPLY = ("tests/apply/test_apply_flow.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
@@ -172,6 +175,83 @@ MUTATIONS = [
         "        checks.fix_parent(_parents(git, record.fix_sha), record)\n",
         "",
         (*APPLY, "tests/apply/test_apply_refusals.py"),
+    ),
+    Mutation(
+        "gates-dispatch-any-conclusion",
+        "flows/dispatch.py",
+        'if run.conclusion != "failure":',
+        "if False:",
+        DISPATCH,
+    ),
+    Mutation(
+        "gates-dispatch-no-writer-check",
+        "flows/dispatch.py",
+        "    access.check_writers(gh, people",
+        "    (lambda *a, **k: None)(gh, people",
+        DISPATCH,
+    ),
+    Mutation(
+        "gates-dispatch-own-bot-allowed",
+        "flows/dispatch.py",
+        "if own := [login for login in people if access.is_own_bot(login, settings)]:",
+        "if own := []:",
+        DISPATCH,
+    ),
+    Mutation(
+        "gates-dispatch-git-view-unchecked",
+        "flows/dispatch.py",
+        "if fetched != run.head_sha:",
+        "if False:",
+        DISPATCH,
+    ),
+    Mutation(
+        "gates-dispatch-asks-again",
+        "flows/propose.py",
+        "if settings.ask_first and not asked:",
+        "if settings.ask_first:",
+        DISPATCH,
+    ),
+    Mutation(
+        "gates-auto-apply-unverified",
+        "deliver/auto_apply.py",
+        'if verification is None or verification.outcome != "verified":',
+        "if verification is None:",
+        AUTO_APPLY,
+    ),
+    Mutation(
+        "gates-auto-apply-flagged",
+        "deliver/auto_apply.py",
+        'if proposal.verdict.status != "clean":',
+        "if False:",
+        ("tests/security/test_ci_trigger.py",),
+    ),
+    Mutation(
+        "gates-apply-bot-unmarked",
+        "flows/apply_checks.py",
+        "if not provenance.marked_for_auto_apply(statuses, settings.trusted_author, number):",
+        "if False:",
+        AUTO_APPLY,
+    ),
+    Mutation(
+        "gates-apply-mark-any-creator",
+        "state/provenance.py",
+        "if status.context == AUTO_APPLY_CONTEXT and status.creator == trusted:",
+        "if status.context == AUTO_APPLY_CONTEXT:",
+        AUTO_APPLY,
+    ),
+    Mutation(
+        "gates-apply-mark-any-pull",
+        "state/provenance.py",
+        'return status.state == "success" and status.description == auto_apply_description(number)',
+        'return status.state == "success"',
+        AUTO_APPLY,
+    ),
+    Mutation(
+        "gates-ask-edits-anyones-comment",
+        "deliver/notice.py",
+        "mine = next((c for c in gh.comments(number) if c.author == trusted and c.body.startswith(marker)), None)",
+        "mine = next((c for c in gh.comments(number) if c.body.startswith(marker)), None)",
+        ASK,
     ),
 ]
 

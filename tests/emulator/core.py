@@ -300,6 +300,13 @@ class GitHubEmulator(Routes):
             self.add_user(creator)
         return self._new_status(r, sha, state, context, description, target_url, creator)
 
+    def add_comment(self, repo: str, number: int, body: str, *, user: str = "alice") -> None:
+        """A comment on PR #number, as if `user` had posted it."""
+        r = self.repos[repo]
+        if user not in self.users:
+            self.add_user(user)
+        self._comment(r, r.pulls[number], user, body)
+
     def expire_logs(self, job_id: int) -> None:
         """The job's log is gone: GET …/logs answers 410 with GitHub's body."""
         self.jobs[job_id].logs_expired = True

