@@ -249,8 +249,8 @@ MUTATIONS = [
     Mutation(
         "gates-ask-edits-anyones-comment",
         "deliver/notice.py",
-        "mine = next((c for c in gh.comments(number) if c.author == trusted and c.body.startswith(marker)), None)",
-        "mine = next((c for c in gh.comments(number) if c.body.startswith(marker)), None)",
+        "(c for c in gh.comments(number) if c.author == trusted and c.body.startswith(marker)), None",
+        "(c for c in gh.comments(number) if c.body.startswith(marker)), None",
         ASK,
     ),
 ]
