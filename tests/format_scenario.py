@@ -56,6 +56,12 @@ class Scenario:
         )
 
 
+# The propose workflow as the runner simulation names it (GITHUB_WORKFLOW_REF), with both triggers.
+PROPOSE_WORKFLOW = ".github/workflows/ci-autofix.yml"
+PROPOSE_YML = (
+    "on:\n  workflow_run: {workflows: [CI], types: [completed]}\n"
+    "  workflow_dispatch:\n    inputs:\n      run-id: {required: true}\n"
+)
 DISPATCHABLE_CI = CLEAN[".github/workflows/ci.yml"].replace(
     "on: [push]", "on:\n  push:\n  workflow_dispatch:"
 )

@@ -172,7 +172,6 @@ def test_the_mode_input_overrides_the_event() -> None:
         ({"run-id": "123"}, "propose"),
         ({"run_id": "123"}, "propose"),
         ({"pull-request": "7"}, "apply"),
-        ({"run-id": ""}, "apply"),
         (None, "apply"),
     ],
 )
@@ -180,6 +179,15 @@ def test_a_dispatch_naming_a_run_is_a_propose(tmp_path: Path, inputs: object, mo
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"inputs": inputs, "repository": {"id": 1, "full_name": "acme/w"}}))
     assert choose_mode(Settings(event_name="workflow_dispatch", event_path=event)) == mode
+
+
+def test_an_empty_run_id_is_an_attempt_without_a_run_not_an_apply(tmp_path: Path) -> None:
+    """A propose workflow dispatched with `-f run-id=`: never the apply flow, which that job's
+    missing environment would not gate."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"inputs": {"run-id": ""}, "repository": {"id": 1, "full_name": "a/b"}}))
+    with pytest.raises(UserError, match=r"dispatch input `run-id` \(''\) is not a workflow run id"):
+        choose_mode(Settings(event_name="workflow_dispatch", event_path=event))
 
 
 def test_a_run_id_from_the_payload_is_validated_like_the_input(tmp_path: Path) -> None:

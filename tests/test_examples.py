@@ -33,6 +33,7 @@ def test_the_propose_example_can_be_dispatched_with_a_run_id() -> None:
     assert "head_repository.full_name == github.repository" in job["if"]  # forks stay out
     step = our_step(job)
     assert step["with"]["run-id"] == "${{ inputs.run-id }}"
+    assert step["with"]["mode"] == "propose"  # a dispatch without a run id never runs apply here
     assert set(step["with"]) <= set(load_action()["inputs"])
     [checkout] = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
     assert "github.event_name == 'workflow_run'" in checkout["if"]  # a dispatch fetches for itself

@@ -9,18 +9,14 @@ from pathlib import Path
 
 import pytest
 from emulator import GitHubEmulator
-from format_scenario import REPO, Scenario, make_scenario
+from format_scenario import PROPOSE_WORKFLOW, PROPOSE_YML, REPO, Scenario, make_scenario
 from testing.git import clone, commit, git
 
 from ci_autofix.deliver.ask import MARKER, MAX_EXCERPT_CHARS, Ask, render
 from ci_autofix.github import JobInfo
 from ci_autofix.triage.model import Category, Diagnosis, Failure
 
-PROPOSE = ".github/workflows/ci-autofix.yml"  # the runner simulation's GITHUB_WORKFLOW_REF
-PROPOSE_YML = (
-    "on:\n  workflow_run: {workflows: [CI], types: [completed]}\n"
-    "  workflow_dispatch:\n    inputs:\n      run-id: {required: true}\n"
-)
+PROPOSE = PROPOSE_WORKFLOW
 
 
 @pytest.fixture
@@ -108,6 +104,30 @@ def test_a_comment_someone_else_made_with_our_marker_is_left_alone(scenario: Sce
     assert f"-f run-id={scenario.run.id}" in ours
 
 
+def test_each_failing_workflow_asks_its_own_question(scenario: Scenario, tmp_path: Path) -> None:
+    emu = scenario.emu
+    failing = emu.add_pull(REPO, "feature", "main", "Add perimeter").number
+    scenario.propose(**{"ask-first": "true"})
+    lint = emu.add_workflow(REPO, ".github/workflows/lint.yml", "Lint")
+    other = emu.add_workflow_run(REPO, lint.path, "feature", scenario.head_sha, "failure", jobs=scenario.jobs)
+    result = scenario.sim.run(
+        event_name="workflow_run",
+        event=emu.workflow_run_event(other),
+        workspace=scenario.workspace,
+        inputs={"ask-first": "true"},
+        extra_env=scenario.env(),
+    )
+    assert result.outputs["reason"] == "awaiting-approval", result.log
+    first, second = asks(emu, failing)
+    assert (
+        first.startswith(f"{MARKER}<!-- .github/workflows/ci.yml -->")
+        and f"run-id={scenario.run.id}" in first
+    )
+    assert (
+        second.startswith(f"{MARKER}<!-- .github/workflows/lint.yml -->") and f"run-id={other.id}" in second
+    )
+
+
 def test_without_a_pr_the_question_is_a_commit_comment(scenario: Scenario) -> None:
     result = scenario.propose(**{"ask-first": "true"})
     assert result.outputs["reason"] == "awaiting-approval", result.log
@@ -137,6 +157,7 @@ def question_for(diagnosis: Diagnosis, jobs: list[JobInfo]) -> str:
         repository="acme/widgets",
         workflow_file="ci-autofix-propose.yml",
         workflow_url="https://github.com/acme/widgets/actions/workflows/ci-autofix-propose.yml",
+        failing_workflow=".github/workflows/ci.yml",
         dispatchable=True,
         max_cost_usd=1.5,
         max_turns=12,

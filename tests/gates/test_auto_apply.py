@@ -12,8 +12,16 @@ import pytest
 from emulator import BOT, GitHubEmulator
 from format_scenario import REPO, Scenario, make_scenario
 from runner_sim import RunResult
+from testing.propose import FAST
 
-from ci_autofix.deliver.auto_apply import MARKER
+from ci_autofix.deliver.auto_apply import MARKER, dispatch, why_not
+from ci_autofix.deliver.report import RunContext
+from ci_autofix.github import GitHub
+from ci_autofix.ladder.evidence import OriginalTests, Verification
+from ci_autofix.ladder.run import Proposal
+from ci_autofix.policy.model import Finding, Verdict
+from ci_autofix.redact import Redactor
+from ci_autofix.state.marker import parse
 from ci_autofix.state.provenance import AUTO_APPLY_CONTEXT
 
 APPLY = ".github/workflows/ci-autofix-apply.yml"
@@ -134,3 +142,74 @@ def test_when_the_dispatch_fails_the_pr_says_how_to_apply_by_hand(
     [said] = [c for c in github_emulator.comments(REPO, int(out["pull-request"])) if c.startswith(MARKER)]
     assert "could not dispatch" in said and f"-f pull-request={out['pull-request']}" in said
     assert any("auto-apply could not dispatch" in w.message for w in result.annotations("warning"))
+
+
+def _edit_record(scenario: Scenario, number: int, **changes: str) -> None:
+    """Change the hidden record in the PR's body, as anyone with write access can."""
+    pull = scenario.emu.pull(REPO, number)
+    record = parse(pull.body)
+    assert record is not None
+    pull.body = pull.body.replace(record.render(), record.model_copy(update=changes).render())
+
+
+def test_a_marked_pr_whose_record_was_edited_to_unverified_is_refused(scenario: Scenario) -> None:
+    result = scenario.propose(**{"auto-apply": "true"})
+    number = int(result.outputs["pull-request"])
+    _edit_record(scenario, number, verification="unverified")
+    refused = apply_as(scenario, str(number), BOT)
+    assert refused.outputs["reason"] == "refused", refused.summary
+    assert "only a verified, policy-clean fix" in " ".join(refused.summary.split())
+
+
+@pytest.mark.parametrize("newer", ["failure", "another pull request"])
+def test_only_the_newest_mark_of_our_identity_counts(scenario: Scenario, newer: str) -> None:
+    result = scenario.propose(**{"auto-apply": "true"})
+    number, fix = result.outputs["pull-request"], result.outputs["fix-sha"]
+    state, description = (
+        ("failure", f"apply #{number}: verified, policy clean")
+        if newer == "failure"
+        else ("success", f"apply #{int(number) + 1}: verified, policy clean")
+    )
+    scenario.emu.add_status(REPO, fix, context=AUTO_APPLY_CONTEXT, state=state, description=description)
+    refused = apply_as(scenario, number, BOT)
+    assert refused.outputs["reason"] == "refused", refused.summary
+
+
+def test_a_second_run_reaching_the_same_pr_does_not_dispatch_again(scenario: Scenario) -> None:
+    """Two propose jobs for one run (a dispatched attempt beside the workflow_run job) share a PR."""
+    emu = scenario.emu
+    result = scenario.propose(**{"auto-apply": "true"})
+    number = int(result.outputs["pull-request"])
+    gh = GitHub(token=emu.token, api_url=emu.api_url, repository=REPO, settings=FAST)
+    record = parse(gh.get_pull(number).body)
+    assert record is not None
+    ctx = RunContext(REPO, emu.server_url, "CI", "", "feature", scenario.head_sha)
+    again = dispatch(
+        gh,
+        gh.get_pull(number),
+        record,
+        ctx=ctx,
+        apply_workflow="ci-autofix-apply.yml",
+        trusted=BOT,
+        redact=Redactor([]),
+    )
+    assert again.state == "dispatched" and "already" in again.note
+    assert len(emu.dispatches) == 1
+
+
+def test_why_not_names_each_reason() -> None:
+    def proposal(
+        outcome: str, *, findings: list[Finding] | None = None, tests_changed: bool = False
+    ) -> Proposal:
+        original = OriginalTests(["tests/test_a.py"], Verification("failed", ""), passed=False)
+        verification = Verification(outcome, "", original_tests=original if tests_changed else None)  # type: ignore[arg-type]
+        return Proposal("f" * 40, "a" * 40, "", [], [], verification, Verdict(findings or []))
+
+    assert why_not(proposal("verified")) is None
+    assert why_not(proposal("unverified")) == "it could not be verified here"
+    flag = Finding("network-in-test", "flag", "a test opens a socket", path="tests/test_a.py")
+    assert why_not(proposal("verified", findings=[flag])) == "the patch policy flagged it (`network-in-test`)"
+    assert (
+        why_not(proposal("verified", tests_changed=True))
+        == "it passes only with its own changes to the tests"
+    )

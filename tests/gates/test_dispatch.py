@@ -9,21 +9,22 @@ from typing import Any
 
 import pytest
 from emulator import BOT, GitHubEmulator
-from format_scenario import REPO, Scenario, make_scenario
+from format_scenario import PROPOSE_WORKFLOW, PROPOSE_YML, REPO, Scenario, make_scenario
 from runner_sim import RunResult
 from testing.git import commit, git, init_repo
 
 from ci_autofix.errors import Halt
-from ci_autofix.flows.dispatch import fetch_failing
+from ci_autofix.flows import access
+from ci_autofix.flows.dispatch import fetch_failing, own_workflow_file
 from ci_autofix.flows.event import WorkflowRunEvent
 from ci_autofix.settings import Settings
 
-PROPOSE = ".github/workflows/ci-autofix-propose.yml"
+PROPOSE = PROPOSE_WORKFLOW
 
 
 @pytest.fixture
 def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
-    scenario = make_scenario(github_emulator, tmp_path)
+    scenario = make_scenario(github_emulator, tmp_path, files={PROPOSE: PROPOSE_YML})
     github_emulator.add_workflow(REPO, PROPOSE, "ci-autofix propose", dispatch=True, inputs={"run-id": {}})
     github_emulator.add_user("mallory", permission="read")
     return scenario
@@ -168,3 +169,72 @@ def test_git_is_asked_again_whether_the_branch_is_at_the_run(scenario: Scenario,
     fresh.mkdir()
     at_head = event.model_copy(update={"workflow_run": event.run.model_copy(update={"head_sha": newer})})
     assert fetch_failing(fresh, settings, at_head).rev_parse("refs/ci-autofix/failing") == newer
+
+
+def test_a_run_of_a_workflow_the_propose_workflow_does_not_watch_is_refused(scenario: Scenario) -> None:
+    """A deploy's failure, or the apply workflow's own red run: not what an attempt is for."""
+    deploy = scenario.emu.add_workflow(REPO, ".github/workflows/deploy.yml", "Deploy")
+    run = scenario.emu.add_workflow_run(
+        REPO, deploy.path, "feature", scenario.head_sha, "failure", jobs=scenario.jobs
+    )
+    result = dispatch(scenario, str(run.id))
+    assert (result.outputs["status"], result.outputs["reason"]) == ("halted", "refused"), result.log
+    assert "does not watch (`CI`)" in " ".join(result.summary.split())
+    assert written(scenario.emu) == []
+
+
+def test_without_the_list_of_watched_workflows_a_dispatch_is_an_error(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    scenario = make_scenario(github_emulator, tmp_path, files={PROPOSE: "on: workflow_dispatch\n"})
+    result = dispatch(scenario, str(scenario.run.id))
+    assert (result.exit_code, result.outputs["status"]) == (1, "error")
+    assert "does not list the workflows it watches" in result.summary
+    assert written(github_emulator) == []
+
+
+def test_a_propose_dispatch_that_names_no_run_is_an_error(scenario: Scenario) -> None:
+    workspace = scenario.workspace.parent / "no-run-id"
+    workspace.mkdir()
+    event = scenario.emu.workflow_dispatch_event(REPO, PROPOSE, "main", {}, sender="alice")
+    result = scenario.sim.run(
+        event_name="workflow_dispatch", event=event, workspace=workspace, inputs={"mode": "propose"}
+    )
+    assert (result.exit_code, result.outputs["status"]) == (1, "error")
+    assert "without naming the failed run" in result.summary and "-f run-id=" in result.summary
+    assert not [r for r in scenario.emu.requests if r.server in ("api", "git")]
+
+
+def test_a_dispatch_payload_of_another_repository_is_an_error(scenario: Scenario) -> None:
+    workspace = scenario.workspace.parent / "other-repo"
+    workspace.mkdir()
+    event = scenario.emu.workflow_dispatch_event(REPO, PROPOSE, "main", {"run-id": str(scenario.run.id)})
+    event["repository"] = {**event["repository"], "full_name": "mallory/widgets"}
+    result = scenario.sim.run(
+        event_name="workflow_dispatch",
+        event=event,
+        workspace=workspace,
+        inputs={"run-id": str(scenario.run.id)},
+    )
+    assert result.outputs["status"] == "error", result.log
+    assert "payload is for mallory/widgets" in result.summary
+    assert written(scenario.emu) == []
+
+
+@pytest.mark.parametrize(
+    ("ref", "name"),
+    [
+        ("acme/widgets/.github/workflows/propose.yaml@refs/heads/main", "propose.yaml"),
+        ("acme/widgets/.github/workflows/-x.yml@refs/heads/main", "ci-autofix-propose.yml"),
+        ("acme/widgets/.github/workflows/a b.yml@refs/heads/main", "ci-autofix-propose.yml"),
+        ("", "ci-autofix-propose.yml"),
+    ],
+)
+def test_the_propose_workflow_file_is_ours_only_when_plain(ref: str, name: str) -> None:
+    assert own_workflow_file(Settings(workflow_ref=ref)) == name
+
+
+def test_our_bot_identity_compares_without_case_and_a_pat_user_is_a_person() -> None:
+    assert access.is_own_bot("GitHub-Actions[bot]", Settings())
+    assert not access.is_own_bot("alice", Settings(trusted_author="alice"))
+    assert access.is_own_bot("acme-fixer[bot]", Settings(trusted_author="Acme-Fixer[bot]"))

@@ -33,6 +33,7 @@ def test_every_field_from_the_log_or_the_workflow_renders_as_code() -> None:
         repository="o/r",
         workflow_file="ci-autofix-propose.yml",
         workflow_url="https://github.com/o/r/actions/workflows/ci-autofix-propose.yml",
+        failing_workflow=f".github/workflows/{HOSTILE}.yml",
         dispatchable=False,
         max_cost_usd=2.0,
         max_turns=30,

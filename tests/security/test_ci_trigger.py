@@ -26,11 +26,14 @@ from ci_guards_helpers import (
     seed,
     tool_results,
 )
-from emulator import GitHubEmulator
+from emulator import BOT, GitHubEmulator
+from runner_sim import RunnerSim
 from testing.git import git
 
 from ci_autofix.policy import check_diff
 from ci_autofix.sandbox import Sandbox, SandboxViolation
+from ci_autofix.state.marker import parse
+from ci_autofix.state.provenance import AUTO_APPLY_CONTEXT
 
 
 def test_an_agent_edit_to_a_composite_action_ci_uses_is_refused_and_never_pushed(
@@ -90,12 +93,15 @@ def test_a_flagged_fix_is_delivered_but_ci_is_not_started_before_review(
     assert emu.branch_sha(REPO, BRANCH) == calc.head_sha
 
 
+APPLY = ".github/workflows/ci-autofix-apply.yml"
+
+
 def test_a_flagged_fix_is_never_auto_applied_and_the_pr_says_why(
     github_emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     emu = github_emulator
     calc = seed(emu, tmp_path)
-    emu.add_workflow(REPO, ".github/workflows/ci-autofix-apply.yml", "apply", dispatch=True)
+    emu.add_workflow(REPO, APPLY, "apply", dispatch=True)
     with messages_process(spawning_test_and_fix(), tmp_path) as (url, _):
         result = calc.propose(url, **{"auto-apply": "true"})
     out = result.outputs
@@ -103,6 +109,40 @@ def test_a_flagged_fix_is_never_auto_applied_and_the_pr_says_why(
     assert emu.dispatches == []  # neither CI nor apply
     body = emu.pull(REPO, int(out["pull-request"])).body
     assert "not applied automatically**: the patch policy flagged it (`process-spawn-in-test`)" in body
+
+    # Any workflow of the repository acts as `github-actions[bot]` with GITHUB_TOKEN: one could forge
+    # the mark and the record, and dispatch apply. The real diff is flagged: apply still refuses.
+    number = int(out["pull-request"])
+    emu.add_status(
+        REPO,
+        out["fix-sha"],
+        context=AUTO_APPLY_CONTEXT,
+        description=f"apply #{number}: verified, policy clean",
+        creator=BOT,
+    )
+    pull = emu.pull(REPO, number)
+    record = parse(pull.body)
+    assert record is not None
+    pull.body = pull.body.replace(
+        record.render(), record.model_copy(update={"verification": "verified", "policy": "clean"}).render()
+    )
+    event = emu.workflow_dispatch_event(REPO, APPLY, "main", {"pull-request": str(number)}, sender=BOT)
+    workspace = tmp_path / "apply"
+    workspace.mkdir()
+    applied = (
+        RunnerSim(tmp_path / "apply-runner")
+        .for_emulator(emu, REPO)
+        .run(
+            event_name="workflow_dispatch",
+            event=event,
+            workspace=workspace,
+            inputs={"mode": "apply", "pull-request": str(number)},
+            actor=BOT,
+        )
+    )
+    assert applied.outputs["reason"] == "refused", applied.summary
+    assert "an auto-apply is only for a fix with no finding at all" in " ".join(applied.summary.split())
+    assert emu.branch_sha(REPO, BRANCH) == calc.head_sha
 
 
 def test_a_clean_fix_still_gets_ci_dispatched(github_emulator: GitHubEmulator, tmp_path: Path) -> None:

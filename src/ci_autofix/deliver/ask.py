@@ -2,7 +2,8 @@
 
 With `ask-first: true`, a failure is only triaged: no fixer, no model, no branch. The comment
 goes on the failing PR (on the failing commit when no PR is open) and is edited in place by the
-next failure of the branch or a re-run, so it always describes the failure that counts now. It
+next failure of the branch or a re-run, so it always describes the failure that counts now; each
+failing workflow has its own (its file is in the marker). It
 shows the attempt number, the failed run, jobs and steps, a short excerpt, a one-line guess at
 the cause, what an attempt may spend, and the command that dispatches the attempt. Doing
 nothing declines. Job, step, tool, test and file names come from the log or the workflow, so
@@ -11,6 +12,7 @@ they are shown as code, and the excerpt as a fenced block.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -18,7 +20,8 @@ from ci_autofix.github import JobInfo
 from ci_autofix.markdown import code_span, fence, untrusted_block
 from ci_autofix.triage.model import Diagnosis, Failure
 
-MARKER = "<!-- ci-autofix:ask-first -->"
+MARKER = "<!-- ci-autofix:ask-first -->"  # then the failing workflow's file: one question per workflow
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_./-]{1,200}")
 MAX_EXCERPT_CHARS = 500
 MAX_JOBS = 10
 
@@ -36,10 +39,17 @@ class Ask:
     repository: str
     workflow_file: str  # the propose workflow's file name, for the dispatch command
     workflow_url: str  # its page on GitHub
+    failing_workflow: str  # the workflow that failed (`.github/workflows/ci.yml`): its own question
     dispatchable: bool  # its file on the default branch has a `workflow_dispatch` trigger
     max_cost_usd: float
     max_turns: int
     max_minutes: float
+
+
+def marker(ask: Ask) -> str:
+    """The first line of this workflow's question (a second failing workflow asks its own)."""
+    name = ask.failing_workflow if _PLAIN_PATH.fullmatch(ask.failing_workflow) else "?"
+    return f"{MARKER}<!-- {name} -->"
 
 
 def command(ask: Ask) -> str:
@@ -101,7 +111,7 @@ def render(ask: Ask, diagnosis: Diagnosis, jobs: list[JobInfo]) -> str:
             "ci-autofix's README, *Approval*).\n\n" + how
         )
     return (
-        f"{MARKER}\n## ci-autofix: attempt a fix?\n\n"
+        f"{marker(ask)}\n## ci-autofix: attempt a fix?\n\n"
         f"CI failed on {code_span(ask.branch)} at `{ask.head_sha[:12]}` ([run {ask.run_id}]({ask.run_url})). "
         f"Nothing has been tried: an attempt would be attempt {ask.attempt} of {ask.max_attempts} on "
         "this branch.\n\n"

@@ -62,8 +62,9 @@ def pr_note(proposal: Proposal) -> str:
         )
     return (
         "**Auto-apply is on**: the fix is verified and policy-clean, so ci-autofix dispatches the apply "
-        "workflow for it itself. The apply job still waits for its environment's required reviewers, "
-        "when it has some; close this pull request to reject the fix."
+        "workflow for it itself once this pull request is complete; a comment below says when it did (or "
+        "why it could not). The apply job still waits for its environment's required reviewers, when it "
+        "has some; close this pull request to reject the fix."
     )
 
 
@@ -74,10 +75,16 @@ def dispatch(
     *,
     ctx: RunContext,
     apply_workflow: str,
+    trusted: str,
     redact: Callable[[str], Redacted],
 ) -> AutoApply:
-    """Mark the fix, say so on the PR, and dispatch apply for it (once: only the run that made the
-    PR calls this)."""
+    """Mark the fix, say so on the PR, and dispatch apply for it, once: only the run that made the
+    PR calls this, and not when a comment of ours says it was done (two propose jobs for one run,
+    a dispatched attempt beside the `workflow_run` job, may both reach here with one PR)."""
+    if any(c.author == trusted and c.body.startswith(MARKER) for c in gh.comments(pull.number)):
+        return AutoApply(
+            "dispatched", "auto-apply was already dispatched for this suggestion by another run."
+        )
     manual = approve_command(ctx, apply_workflow, pull.number)
     provenance.mark_for_auto_apply(gh, record, pull.number, ctx.run_url)
     comment = gh.comment(

@@ -23,8 +23,10 @@ def starters(settings: Settings) -> list[str]:
 
 
 def is_own_bot(login: str, settings: Settings) -> bool:
-    """Whether `login` is the bot identity ci-autofix proposes as (a dispatch made with its token)."""
-    return login == settings.trusted_author and login.endswith("[bot]")
+    """Whether `login` is the bot identity ci-autofix proposes as (a dispatch made with its token:
+    `GITHUB_TOKEN`'s `github-actions[bot]`, an App's `<slug>[bot]`; logins compare without case).
+    A PAT's user is a person to GitHub, and is checked as one."""
+    return login.casefold() == settings.trusted_author.casefold() and login.casefold().endswith("[bot]")
 
 
 def check_writers(gh: GitHubAPI, logins: list[str], *, doing: str, ask: str) -> None:

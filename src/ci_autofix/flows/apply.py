@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver.ci import trigger_ci
 from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.flows import access
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
@@ -89,7 +90,9 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
             "before. Nothing changed.",
         )
     checks.open_pull(pull)
-    checks.actors(gh, settings, number, record, statuses)
+    auto = any(
+        access.is_own_bot(login, settings) for login in checks.actors(gh, settings, number, record, statuses)
+    )
     checks.policy(record)
     ci_url = checks.ci_green(gh, record, workflow) if settings.require_ci_green else ""
     checks.side_branch(gh.branch_sha(record.fix_branch), record)
@@ -106,7 +109,10 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         checks.side_branch(git.rev_parse(FETCHED_REF), record)  # git's view, after the API's
         checks.fix_parent(_parents(git, record.fix_sha), record)
         checks.policy_on_diff(
-            git.diff(record.head_sha, record.fix_sha), settings, read_blob=git_blob_reader(git)
+            git.diff(record.head_sha, record.fix_sha),
+            settings,
+            read_blob=git_blob_reader(git),
+            require_clean=auto,
         )
         push = git.push(
             url,

@@ -126,9 +126,12 @@ def failing_run(gh: GitHubAPI, record: Suggestion) -> RunInfo:
     return run
 
 
-def policy_on_diff(diff: str, settings: Settings, *, read_blob: BlobReader | None = None) -> None:
+def policy_on_diff(
+    diff: str, settings: Settings, *, read_blob: BlobReader | None = None, require_clean: bool = False
+) -> None:
     """The patch policy, with this run's settings, on the real diff between the fix commit and
-    its parent: what was clean when proposed may be blocked now, or was never what was recorded."""
+    its parent: what was clean when proposed may be blocked now, or was never what was recorded.
+    `require_clean` (an auto-apply: nobody dispatched it): any finding refuses, not only a block."""
     verdict = check_diff(
         diff,
         protected=settings.protected_paths,
@@ -145,6 +148,13 @@ def policy_on_diff(diff: str, settings: Settings, *, read_blob: BlobReader | Non
         raise refuse(
             f"The patch policy blocks the fix commit as it is: {rules[:600]}. Nothing is applied. "
             "Make the change yourself if you still want it."
+        )
+    if require_clean and verdict.findings:
+        codes = ", ".join(f"`{f.code}`" for f in verdict.findings)
+        raise refuse(
+            f"The patch policy flags the fix commit as it is ({codes[:400]}), and an auto-apply is only "
+            "for a fix with no finding at all. Nothing is applied. Ask someone with write access to "
+            "review it and dispatch the apply workflow."
         )
 
 

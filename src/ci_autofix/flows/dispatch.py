@@ -3,7 +3,8 @@
 Everything in the dispatch is untrusted input, checked before any git call: the id is plain
 digits (`flows.event.dispatched_run_id`); a person with write access dispatched it (never the
 identity ci-autofix acts as); the run exists in this repository (the API is scoped to it, so
-another repository's run id is a 404) and completed with `failure`. The run as GitHub's API
+another repository's run id is a 404), completed with `failure`, and is of a workflow the propose
+workflow watches (its `workflow_run: workflows:` on the default branch). The run as GitHub's API
 reports it then passes the guards a `workflow_run` payload does (a fork's run, a suggestion
 branch, the branch filters), and the flow checks that the branch is still at the run's commit.
 
@@ -13,8 +14,10 @@ a private bare repository and checks git's view of it against the run's commit o
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import yaml
 from pydantic import ValidationError
 
 from ci_autofix.clients import GitHubAPI
@@ -33,6 +36,8 @@ from ci_autofix.settings import Settings
 from ci_autofix.state.refs import check_branch_name
 
 FAILING_REF = "refs/ci-autofix/failing"
+DEFAULT_WORKFLOW_FILE = "ci-autofix-propose.yml"
+_WORKFLOW_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\.ya?ml")
 ASK_AGAIN = "Dispatch the propose workflow again with the run id of the newest failure."
 
 
@@ -80,11 +85,51 @@ def dispatched_event(gh: GitHubAPI, settings: Settings, run_id: int) -> Workflow
             HaltReason.NOT_A_FAILURE,
             f"Run {run_id} concluded `{run.conclusion}`, not `failure`: there is nothing to fix.",
         )
+    watched = watched_workflows(gh, settings)
+    if (run.name or "") not in watched:
+        raise Halt(
+            HaltReason.REFUSED,
+            f"Run {run_id} is a run of `{run.name or run.workflow_file}`, which the propose workflow "
+            f"(`{own_workflow_file(settings)}`) does not watch ({', '.join(f'`{w}`' for w in watched)}): "
+            "nothing is attempted. Dispatch it with a failed run of a workflow its `workflow_run: "
+            "workflows:` lists.",
+        )
     return WorkflowRunEvent(
         action="completed",
         workflow_run=run,
         repository=Repository(id=dispatch.repository.id, full_name=dispatch.repository.full_name),
     )
+
+
+def own_workflow_file(settings: Settings) -> str:
+    """This job's workflow file name, from GITHUB_WORKFLOW_REF (`owner/repo/.github/workflows/x.yml@ref`)."""
+    name = settings.workflow_ref.split("@", 1)[0].rsplit("/", 1)[-1]
+    return name if _WORKFLOW_FILE.fullmatch(name) else DEFAULT_WORKFLOW_FILE
+
+
+def watched_workflows(gh: GitHubAPI, settings: Settings) -> list[str]:
+    """The workflow names the propose workflow's `workflow_run: workflows:` lists, as its file on the
+    default branch says (the file GitHub runs for `workflow_run`): a dispatched attempt is for a
+    failure the propose workflow would have handled by itself, never a deploy's or its own."""
+    path = f".github/workflows/{own_workflow_file(settings)}"
+    text = gh.default_branch_file(path)
+    try:
+        data = yaml.safe_load(text) if text is not None else None
+    except yaml.YAMLError:
+        data = None
+    triggers = data.get("on", data.get(True)) if isinstance(data, dict) else None
+    chained = triggers.get("workflow_run") if isinstance(triggers, dict) else None
+    names = chained.get("workflows") if isinstance(chained, dict) else None
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise UserError(
+            f"`{path}` on the default branch does not list the workflows it watches "
+            "(`on: workflow_run: workflows: [...]`), so a dispatched attempt cannot be checked against it.",
+            "Give the propose workflow its `workflow_run` trigger with the names of your CI workflows "
+            "(see the README's example propose workflow).",
+        )
+    return names
 
 
 def _run(data: dict[str, object], run_id: int) -> WorkflowRun:

@@ -254,8 +254,8 @@ def dispatched_run_id(settings: Settings) -> int | None:
     if not isinstance(inputs, dict):
         return None
     for key in ("run-id", "run_id"):
-        value = inputs.get(key)
-        if value not in (None, ""):
+        if key in inputs:  # present: this dispatch is an attempt, and its value must be a run id
+            value = inputs[key]
             return plain_number(
                 value, what=f"the dispatch input `{key}`", kind="workflow run id", remedy=RUN_ID_REMEDY
             )

@@ -8,7 +8,6 @@ A run that concluded `success` on a fix ci-autofix made ends the loop: `status: 
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +18,9 @@ from ci_autofix.deliver import ask, kept, notice, report, stuck
 from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.deliver.supersede import supersede
 from ci_autofix.errors import Halt, HaltReason, Kept, UserError
-from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing
+from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.event import (
+    RUN_ID_REMEDY,
     WorkflowRunEvent,
     check_guards,
     dispatched_run_id,
@@ -91,6 +91,11 @@ def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str
 
 def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
     run_id = dispatched_run_id(settings)  # a dispatch's: validated before any API or git call
+    if run_id is None and settings.event_name == "workflow_dispatch":
+        raise UserError(
+            "The propose flow was dispatched without naming the failed run to attempt a fix for.",
+            RUN_ID_REMEDY,
+        )
     if run_id is None:
         event = parse_workflow_run(read_payload(settings.event_path))
         check_guards(event, settings)  # from the payload alone: no API call before this
@@ -460,7 +465,7 @@ def _ask(
     runner.annotate(diagnosis.failures)
     if diagnosis.is_infra:  # nothing to ask: no change would fix it
         _halt_infra(gh, event, settings, diagnosis)
-    workflow = _own_workflow_file(settings)
+    workflow = own_workflow_file(settings)
     question = ask.Ask(
         run_id=run.id,
         run_url=report.run_link(settings.server_url, settings.repository, run.id),
@@ -471,6 +476,7 @@ def _ask(
         repository=settings.repository,
         workflow_file=workflow,
         workflow_url=f"{settings.server_url.rstrip('/')}/{settings.repository}/actions/workflows/{workflow}",
+        failing_workflow=run.workflow_file,
         dispatchable=dispatchable(gh, workflow),
         max_cost_usd=settings.max_cost_usd,
         max_turns=settings.max_turns,
@@ -482,23 +488,13 @@ def _ask(
             "comment's command cannot start an attempt: add the trigger with a `run-id` input (README, Approval)."
         )
     body = runner.redact(ask.render(question, diagnosis, jobs))
-    comment = notice.upsert(gh, failing, ask.MARKER, body, settings.trusted_author)
+    comment = notice.upsert(gh, failing, ask.marker(question), body, settings.trusted_author)
     raise Halt(
         HaltReason.AWAITING_APPROVAL,
         f"ask-first is on: nothing was attempted for run {run.id}. The question is at {comment.html_url}; "
         f"to attempt a fix, run `{ask.command(question)}`. Doing nothing declines.",
         details={"ask_comment": comment.html_url},
     )
-
-
-_WORKFLOW_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\.ya?ml")
-
-
-def _own_workflow_file(settings: Settings) -> str:
-    """This job's workflow file name, from GITHUB_WORKFLOW_REF (`owner/repo/.github/workflows/x.yml@ref`)."""
-    path = settings.workflow_ref.split("@", 1)[0]
-    name = path.rsplit("/", 1)[-1]
-    return name if _WORKFLOW_FILE.fullmatch(name) else "ci-autofix-propose.yml"
 
 
 def _auto_apply(
@@ -525,6 +521,7 @@ def _auto_apply(
         delivery.record,
         ctx=_context(settings, event),
         apply_workflow=settings.apply_workflow,
+        trusted=settings.trusted_author,
         redact=runner.redact,
     )
     if done.state != "dispatched":
