@@ -638,8 +638,14 @@ class GitHubEmulator(Routes, ReviewRoutes):
         return Response(cgi.status, cgi.body, cgi.headers)
 
     def _record(self, request: Request, status: int, body: Any, server: str, path: str | None = None) -> None:
+        sent = None
+        if server == "api" and request.body:
+            try:
+                sent = json.loads(request.body)
+            except ValueError:
+                sent = None
         self.requests.append(
-            RequestRecord(request.method, path or request.path, request.query, status, body, server)
+            RequestRecord(request.method, path or request.path, request.query, status, body, server, sent)
         )
 
     def _rate_headers(self) -> list[tuple[str, str]]:

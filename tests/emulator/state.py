@@ -200,8 +200,9 @@ class RequestRecord:
     path: str  # API paths without the `/api/v3` prefix; git paths as sent; blob paths on the blob server
     query: str
     status: int
-    body: Any
+    body: Any  # the answer's JSON
     server: str  # "api" | "git" | "blob"
+    sent: Any = None  # the request's JSON body (API requests)
 
 
 @dataclass
