@@ -254,3 +254,53 @@ def test_pull_request_review_event_is_shaped_like_githubs(emu: GitHubEmulator) -
     assert event["review"]["state"] == "changes_requested" and event["review"]["id"] == seeded.id
     assert event["pull_request"]["number"] == 1 and event["sender"]["login"] == "rita"
     assert event["review"]["commit_id"] == emu.branch_sha(REPO, "feature/login")
+
+
+def urls_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.startswith("http") else []
+    if isinstance(value, list):
+        return [u for v in value for u in urls_in(v)]
+    if isinstance(value, dict):
+        return [u for v in value.values() for u in urls_in(v)]
+    return []
+
+
+def test_every_review_url_points_at_the_emulator(emu: GitHubEmulator) -> None:
+    seeded = emu.add_review(REPO, 1, "rita", comments=[{"path": "app.py", "line": 5, "body": "x"}])
+    first = emu.review_comments_of(REPO, 1)[0]
+    answers = [
+        api(emu, "GET", f"/repos/{REPO}/pulls/1/reviews").json(),
+        api(emu, "GET", f"/repos/{REPO}/pulls/1/comments").json(),
+        api(emu, "POST", f"/repos/{REPO}/pulls/1/comments/{first.id}/replies", {"body": "ok"}).json(),
+        emu.pull_request_review_event(REPO, 1, seeded.id),
+    ]
+    urls = urls_in(answers)
+    assert urls and all(u.startswith(emu.server_url) for u in urls), [
+        u for u in urls if not u.startswith(emu.server_url)
+    ]
+
+
+def test_paths_with_spaces_non_ascii_and_deleted_files(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    src = tmp_path / "src"
+    init_repo(src, {"café/ü b.py": "a = 1\nb = 2\n", "gone.py": "x = 1\ny = 2\n"})
+    git(src, "checkout", "-q", "-b", "topic")
+    git(src, "rm", "-q", "gone.py")
+    commit(src, {"café/ü b.py": "a = 1\nb = 3\n"}, "Change and delete")
+    git(src, "checkout", "-q", "main")
+    emu.create_repo(REPO, source=src)
+    emu.add_pull(REPO, "topic", "main", user="alice")
+    ok = review(
+        emu,
+        [
+            {"path": "café/ü b.py", "line": 2, "body": "x"},
+            {"path": "gone.py", "line": 2, "side": "LEFT", "body": "y"},
+        ],
+    )
+    assert ok.status_code == 200, ok.text
+    assert [c.path for c in emu.review_comments_of(REPO, 1)] == ["café/ü b.py", "gone.py"]
+    right_of_deleted = review(emu, [{"path": "gone.py", "line": 1, "side": "RIGHT", "body": "z"}])
+    assert right_of_deleted.status_code == 422 and right_of_deleted.json()["errors"] == [NOT_IN_DIFF]
