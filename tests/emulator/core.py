@@ -29,6 +29,7 @@ from urllib.parse import parse_qs
 
 from emulator import openapi
 from emulator.bare import BareRepo, http_backend
+from emulator.reviews import ReviewRoutes
 from emulator.routes import ApiError, Routes
 from emulator.servers import Request, Response, Server
 from emulator.shapes import Shapes
@@ -62,7 +63,7 @@ def error_body(status: int, message: str, docs: str = DOCS, **extra: Any) -> dic
     return {"message": message, "documentation_url": docs, **extra, "status": str(status)}
 
 
-class GitHubEmulator(Routes):
+class GitHubEmulator(Routes, ReviewRoutes):
     """A GitHub for tests. Start with `GitHubEmulator.start(tmp_dir)`; `close()` stops it."""
 
     def __init__(self, root: Path) -> None:
@@ -637,8 +638,14 @@ class GitHubEmulator(Routes):
         return Response(cgi.status, cgi.body, cgi.headers)
 
     def _record(self, request: Request, status: int, body: Any, server: str, path: str | None = None) -> None:
+        sent = None
+        if server == "api" and request.body:
+            try:
+                sent = json.loads(request.body)
+            except ValueError:
+                sent = None
         self.requests.append(
-            RequestRecord(request.method, path or request.path, request.query, status, body, server)
+            RequestRecord(request.method, path or request.path, request.query, status, body, server, sent)
         )
 
     def _rate_headers(self) -> list[tuple[str, str]]:

@@ -770,7 +770,7 @@ class Routes:
             mergeable_state="unknown",
             merged_by=None,
             comments=len(pull.comments),
-            review_comments=0,
+            review_comments=len(pull.review_comments),
             commits=1,
             additions=0,
             deletions=0,

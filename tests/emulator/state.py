@@ -89,6 +89,37 @@ class Comment:
 
 
 @dataclass
+class ReviewComment:
+    """A pull request review comment: the first of a thread, or a reply (`in_reply_to_id`, the
+    thread's first comment). `line`/`start_line` are lines of `side`'s file at `commit_id`."""
+
+    id: int
+    review_id: int
+    user: str
+    body: str
+    path: str
+    line: int
+    side: str  # RIGHT | LEFT
+    start_line: int | None
+    start_side: str | None
+    commit_id: str
+    diff_hunk: str
+    position: int  # in the file's diff, as GitHub still reports it
+    in_reply_to_id: int | None = None
+    created_at: str = ""
+
+
+@dataclass
+class Review:
+    id: int
+    user: str
+    state: str  # CHANGES_REQUESTED | COMMENTED | APPROVED | PENDING
+    body: str
+    commit_id: str
+    submitted_at: str | None
+
+
+@dataclass
 class Pull:
     number: int
     id: int
@@ -105,6 +136,8 @@ class Pull:
     requested_reviewers: list[str] = field(default_factory=list)
     requested_teams: list[str] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
+    reviews: list[Review] = field(default_factory=list)  # in submission order
+    review_comments: list[ReviewComment] = field(default_factory=list)  # in creation order
     created_at: str = ""
     closed_at: str | None = None
     fork: str = ""  # the head repository's full name, for a pull request from a fork (same branch names)
@@ -167,8 +200,9 @@ class RequestRecord:
     path: str  # API paths without the `/api/v3` prefix; git paths as sent; blob paths on the blob server
     query: str
     status: int
-    body: Any
+    body: Any  # the answer's JSON
     server: str  # "api" | "git" | "blob"
+    sent: Any = None  # the request's JSON body (API requests)
 
 
 @dataclass

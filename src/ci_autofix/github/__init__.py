@@ -3,7 +3,7 @@
 `client` makes the calls, `models` are what they return, `errors` and `logs` turn refusals into remedies."""
 
 from ci_autofix.github.client import ClientSettings, GitHub
-from ci_autofix.github.errors import GitHubError, permission_entries
+from ci_autofix.github.errors import GitHubError, ReviewOutsideDiff, permission_entries
 from ci_autofix.github.models import (
     FAILED_CONCLUSIONS,
     PERMISSION_LEVELS,
@@ -13,6 +13,9 @@ from ci_autofix.github.models import (
     DispatchInfo,
     JobInfo,
     PullInfo,
+    ReviewCommentDraft,
+    ReviewCommentInfo,
+    ReviewInfo,
     RunInfo,
     StatusInfo,
 )
@@ -29,6 +32,10 @@ __all__ = [
     "GitHubError",
     "JobInfo",
     "PullInfo",
+    "ReviewCommentDraft",
+    "ReviewCommentInfo",
+    "ReviewInfo",
+    "ReviewOutsideDiff",
     "RunInfo",
     "StatusInfo",
     "permission_entries",

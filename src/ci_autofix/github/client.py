@@ -20,7 +20,7 @@ from github.GithubObject import NonCompletableGithubObject
 from github.PaginatedList import PaginatedList
 
 from ci_autofix.github import logs
-from ci_autofix.github.errors import GitHubError, api
+from ci_autofix.github.errors import GitHubError, ReviewOutsideDiff, api
 from ci_autofix.github.models import (
     FAILED_CONCLUSIONS,
     PERMISSION_LEVELS,
@@ -30,12 +30,17 @@ from ci_autofix.github.models import (
     DispatchInfo,
     JobInfo,
     PullInfo,
+    ReviewCommentDraft,
+    ReviewCommentInfo,
+    ReviewInfo,
     RunInfo,
     StatusInfo,
     comment_info,
     commit_info,
     job_info,
     pull_info,
+    review_comment_info,
+    review_info,
     run_info,
     status_info,
 )
@@ -305,6 +310,55 @@ class GitHub:
     def edit_commit_comment(self, comment_id: int, body: Redacted) -> CommentInfo:
         with api(f"editing commit comment {comment_id}", "contents: write"):
             return comment_info(self._json("PATCH", f"/comments/{comment_id}", {"body": body.text}))
+
+    # ---- reviews --------------------------------------------------------------------------------------
+    def reviews(self, number: int) -> list[ReviewInfo]:
+        """Every review of #number, oldest first (replies to threads are COMMENTED reviews too)."""
+        with api(f"reading the reviews of #{number}", "pull-requests: read"):
+            return [review_info(raw) for raw in self._list(f"/pulls/{number}/reviews")]
+
+    def review(self, number: int, review_id: int) -> ReviewInfo:
+        with api(f"reading review {review_id} of #{number}", "pull-requests: read"):
+            return review_info(self._json("GET", f"/pulls/{number}/reviews/{review_id}"))
+
+    def review_comments(self, number: int) -> list[ReviewCommentInfo]:
+        """Every review comment of #number (all pages), oldest first: threads' first comments and
+        their replies (`in_reply_to_id`)."""
+        with api(f"reading the review comments of #{number}", "pull-requests: read"):
+            return [review_comment_info(raw) for raw in self._list(f"/pulls/{number}/comments")]
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: Redacted) -> CommentInfo:
+        """Reply in the thread of review comment `comment_id` (pass a thread's first comment,
+        `ReviewCommentInfo.thread_id`: GitHub documents no replies to replies)."""
+        with api(f"replying to review comment {comment_id} on #{number}", "pull-requests: write"):
+            data = self._json("POST", f"/pulls/{number}/comments/{comment_id}/replies", {"body": body.text})
+            return comment_info(data)
+
+    def create_review(
+        self, number: int, commit_sha: str, body: Redacted, comments: list[ReviewCommentDraft]
+    ) -> ReviewInfo:
+        """Post a COMMENT review on `commit_sha` of #number with `comments`. GitHub takes all of
+        them or none: one outside the pull request's diff raises `ReviewOutsideDiff`."""
+        payload = {
+            "commit_id": commit_sha,
+            "body": body.text,
+            "event": "COMMENT",
+            "comments": [draft.payload() for draft in comments],
+        }
+        try:
+            with api(f"posting a review on #{number}", "pull-requests: write"):
+                return review_info(self._json("POST", f"/pulls/{number}/reviews", payload))
+        except GitHubError as exc:
+            if exc.status == 422 and "Pull request review thread" in exc.github_message:
+                raise ReviewOutsideDiff(
+                    f"GitHub refused the review on #{number}: {exc.github_message}.",
+                    "Post only comments whose lines are inside one hunk of the pull request's diff "
+                    "(RIGHT: lines of the head's file a hunk shows; LEFT: lines of the base's file); "
+                    "the others can go into the review's body.",
+                    status=exc.status,
+                    message=exc.github_message,
+                ) from None
+            raise
 
     # ---- branches, commits, permissions -----------------------------------------------------------------
     def commit(self, sha: str) -> CommitInfo:

@@ -34,6 +34,11 @@ class GitHubError(UserError):
         self.github_message = message
 
 
+class ReviewOutsideDiff(GitHubError):
+    """GitHub refused a whole review (422) because a comment's lines are not in the pull
+    request's diff (or not in one hunk of it); none of its comments was posted."""
+
+
 def header(headers: Mapping[str, Any] | None, name: str) -> str | None:
     for key, value in (headers or {}).items():
         if key.lower() == name:

@@ -9,6 +9,8 @@ from typing import Any
 
 from github.CommitStatus import CommitStatus
 
+from ci_autofix.redact import Redacted
+
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out"})
 PERMISSION_LEVELS = ("admin", "maintain", "write", "triage", "read", "none")
 
@@ -92,6 +94,76 @@ class CommentInfo:
     author: str | None
     body: str
     html_url: str
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    """A pull request review. `state` is GitHub's: CHANGES_REQUESTED, COMMENTED, APPROVED,
+    DISMISSED or PENDING (a review not submitted yet, seen only by its author)."""
+
+    id: int
+    author: str | None
+    author_type: str  # "User", or "Bot" for an App's identity such as github-actions[bot]
+    state: str
+    body: str
+    commit_id: str
+    html_url: str
+    submitted_at: str | None
+
+
+@dataclass(frozen=True)
+class ReviewCommentInfo:
+    """A review comment: the first comment of a thread, or a reply (`in_reply_to_id` is then the
+    thread's first comment). `line`/`start_line` are lines of the `side`'s file (RIGHT: the head,
+    LEFT: the base) at `commit_id`; `line` is None once the thread is outdated (a later push moved
+    its lines), when `original_line` still names the line at `commit_id`."""
+
+    id: int
+    review_id: int | None
+    in_reply_to_id: int | None
+    author: str | None
+    body: str
+    path: str
+    line: int | None
+    start_line: int | None
+    side: str
+    start_side: str | None
+    original_line: int | None
+    original_start_line: int | None
+    diff_hunk: str
+    commit_id: str
+    html_url: str
+
+    @property
+    def thread_id(self) -> int:
+        """The id of the thread's first comment: the one to reply to."""
+        return self.in_reply_to_id or self.id
+
+
+@dataclass(frozen=True)
+class ReviewCommentDraft:
+    """A comment of a review we create: on `line` (and from `start_line`, for several lines) of
+    `side`'s file. GitHub refuses the whole review if any draft's lines are outside the diff."""
+
+    path: str
+    line: int
+    body: Redacted
+    side: str = "RIGHT"
+    start_line: int | None = None
+    start_side: str | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """The entry of `comments[]` in `POST …/pulls/{n}/reviews`."""
+        out: dict[str, Any] = {
+            "path": self.path,
+            "line": self.line,
+            "side": self.side,
+            "body": self.body.text,
+        }
+        if self.start_line is not None:
+            out["start_line"] = self.start_line
+            out["start_side"] = self.start_side or self.side
+        return out
 
 
 @dataclass(frozen=True)
@@ -189,4 +261,42 @@ def commit_info(raw: Mapping[str, Any]) -> CommitInfo:
         str(raw["sha"]),
         [str(p["sha"]) for p in raw.get("parents") or []],
         str((raw.get("commit") or {}).get("message") or ""),
+    )
+
+
+def review_info(raw: Mapping[str, Any]) -> ReviewInfo:
+    user = raw.get("user") or {}
+    return ReviewInfo(
+        id=int(raw["id"]),
+        author=user.get("login"),
+        author_type=str(user.get("type") or "User"),
+        state=str(raw.get("state") or ""),
+        body=str(raw.get("body") or ""),
+        commit_id=str(raw.get("commit_id") or ""),
+        html_url=str(raw.get("html_url") or ""),
+        submitted_at=raw.get("submitted_at"),
+    )
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int) else None
+
+
+def review_comment_info(raw: Mapping[str, Any]) -> ReviewCommentInfo:
+    return ReviewCommentInfo(
+        id=int(raw["id"]),
+        review_id=_int(raw.get("pull_request_review_id")),
+        in_reply_to_id=_int(raw.get("in_reply_to_id")),
+        author=(raw.get("user") or {}).get("login"),
+        body=str(raw.get("body") or ""),
+        path=str(raw.get("path") or ""),
+        line=_int(raw.get("line")),
+        start_line=_int(raw.get("start_line")),
+        side=str(raw.get("side") or "RIGHT"),
+        start_side=raw.get("start_side"),
+        original_line=_int(raw.get("original_line")),
+        original_start_line=_int(raw.get("original_start_line")),
+        diff_hunk=str(raw.get("diff_hunk") or ""),
+        commit_id=str(raw.get("commit_id") or ""),
+        html_url=str(raw.get("html_url") or ""),
     )
