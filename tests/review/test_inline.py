@@ -531,3 +531,29 @@ def test_text_that_is_not_utf8_is_unmapped(tmp_path: Path) -> None:
         {"latin1.txt": edit(LINES, {20: "caf\xe9"}).encode("latin-1")},
     )
     assert s.map() == ([], [Unmapped("latin1.txt", 20, 1, "not UTF-8 text")])
+
+
+def test_lines_that_look_like_file_headers_are_hunk_lines(tmp_path: Path) -> None:
+    s = Scenario(
+        tmp_path,
+        {"q.sql": text(LINES)},
+        {"q.sql": edit(LINES, {20: "-- pr comment", 21: "++ pr"})},
+        {"q.sql": edit(LINES, {20: "++ fix", 21: "-- fix comment"})},
+    )
+    assert "\n--- pr comment\n" in s.fix_diff and "\n+++ fix\n" in s.fix_diff
+    inlines, unmapped = s.map()
+    assert inlines == [Inline("q.sql", 21, 20, "```suggestion\n++ fix\n-- fix comment\n```")]
+    assert unmapped == []
+    assert_commits_to_fix(s, "q.sql", inlines)
+
+
+def test_a_form_feed_line_does_not_split_a_line(tmp_path: Path) -> None:
+    s = Scenario(
+        tmp_path,
+        {"app.py": text(LINES)},
+        {"app.py": edit(LINES, {20: "pr 20\x0c", 21: "\u2028pr 21"})},
+        {"app.py": edit(LINES, {20: "fix 20\x0c", 21: "\u2028fix 21"})},
+    )
+    inlines, unmapped = s.map()
+    assert inlines == [Inline("app.py", 21, 20, "```suggestion\nfix 20\x0c\n\u2028fix 21\n```")]
+    assert unmapped == []
