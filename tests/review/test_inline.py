@@ -557,3 +557,39 @@ def test_a_form_feed_line_does_not_split_a_line(tmp_path: Path) -> None:
     inlines, unmapped = s.map()
     assert inlines == [Inline("app.py", 21, 20, "```suggestion\nfix 20\x0c\n\u2028fix 21\n```")]
     assert unmapped == []
+
+
+@pytest.mark.parametrize(
+    ("pr_line", "fix", "expected"),
+    [
+        (20, {20: "pr 20\nnew"}, Inline("app.py", 20, None, "```suggestion\npr 20\nnew\n```")),
+        (2, {1: "new\nline 01", 2: "pr 02"}, Inline("app.py", 1, None, "```suggestion\nnew\nline 01\n```")),
+    ],
+    ids=["middle", "top"],
+)
+def test_an_insertion_in_a_fix_diff_without_context(
+    tmp_path: Path, pr_line: int, fix: dict[int, str], expected: Inline
+) -> None:
+    s = Scenario(
+        tmp_path,
+        {"app.py": text(LINES)},
+        {"app.py": edit(LINES, {pr_line: f"pr {pr_line:02d}"})},
+        {"app.py": edit(LINES, {pr_line: f"pr {pr_line:02d}"} | fix)},
+    )
+    zero = run(s.repo, "diff", "-U0", s.head, s.fix, home=s.home).stdout.decode()
+    assert ",0 +" in zero  # git says where the insertion goes, with no context line to show it
+    inlines, unmapped = inline_suggestions(s.pr_diff, zero)
+    assert inlines == [expected]
+    assert unmapped == []
+    assert_commits_to_fix(s, "app.py", inlines)
+
+
+def test_a_file_the_pr_adds_maps_anywhere(tmp_path: Path) -> None:
+    s = Scenario(
+        tmp_path,
+        {"app.py": text(LINES)},
+        {"new.py": text(LINES[:10])},
+        {"new.py": edit(LINES[:10], {5: "fix 05"})},
+    )
+    assert "new file mode" in s.pr_diff
+    assert s.map() == ([Inline("new.py", 5, None, "```suggestion\nfix 05\n```")], [])
