@@ -458,6 +458,13 @@ MUTATIONS = [
         INLINE,
     ),
     Mutation(
+        "inline-insertion-without-context-misplaced",
+        "deliver/inline.py",
+        "start = int(unihunk.source_start)\n    else:",
+        "start = int(unihunk.source_start) - 1\n    else:",
+        INLINE,
+    ),
+    Mutation(
         "inline-quoted-path-octal-kept",
         "policy/header.py",
         'octal = re.match(r"[0-3][0-7]{2}", quoted[i + 1 : i + 4])',
