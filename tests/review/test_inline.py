@@ -72,11 +72,14 @@ def content(body: str) -> list[str]:
 
 def commit_suggestion(head: str, inline: Inline) -> str:
     """What "Commit suggestion" writes: head's lines start_line..line replaced by the content,
-    each new line given the ending of the first line it replaces."""
+    each new line given the ending of the first line it replaces (none for a last line without)."""
     pieces = head.split("\n")  # piece i is line i + 1, its "\r" kept
     start = inline.start_line or inline.line
     cr = "\r" if pieces[start - 1].endswith("\r") else ""
-    pieces[start - 1 : inline.line] = [line + cr for line in content(inline.body)]
+    new = [line + cr for line in content(inline.body)]
+    if inline.line == len(pieces) and new:  # the file's last line, without an ending: so stays the new one
+        new[-1] = new[-1].removesuffix(cr)
+    pieces[start - 1 : inline.line] = new
     return "\n".join(pieces)
 
 
@@ -593,3 +596,29 @@ def test_a_file_the_pr_adds_maps_anywhere(tmp_path: Path) -> None:
     )
     assert "new file mode" in s.pr_diff
     assert s.map() == ([Inline("new.py", 5, None, "```suggestion\nfix 05\n```")], [])
+
+
+def test_a_crlf_file_without_a_final_newline(tmp_path: Path) -> None:
+    s = Scenario(
+        tmp_path,
+        {"win.txt": text(LINES, "\r\n").removesuffix("\r\n")},
+        {"win.txt": edit(LINES, {40: "pr 40"}, "\r\n").removesuffix("\r\n")},
+        {"win.txt": edit(LINES, {39: "fix 39", 40: "fix 40"}, "\r\n").removesuffix("\r\n")},
+    )
+    inlines, unmapped = s.map()
+    assert inlines == [Inline("win.txt", 40, 39, "```suggestion\nfix 39\nfix 40\n```")]
+    assert unmapped == []
+    assert_commits_to_fix(s, "win.txt", inlines)
+
+
+def test_a_last_line_ending_in_a_lone_carriage_return_is_unmapped(tmp_path: Path) -> None:
+    s = Scenario(
+        tmp_path,
+        {"app.py": text(LINES)},
+        {"app.py": edit(LINES, {40: "pr 40"})},
+        {"app.py": edit(LINES, {40: "fix 40"}).removesuffix("\n") + "\r"},
+    )
+    assert s.map() == (
+        [],
+        [Unmapped("app.py", 40, 1, "a carriage return inside a line, which a suggestion cannot show")],
+    )

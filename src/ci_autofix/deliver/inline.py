@@ -288,8 +288,9 @@ def _lines(unihunk: UniHunk) -> list[_Line]:
         kind = str(uniline.line_type)
         value = str(uniline.value)
         if kind == "\\":  # "\ No newline at end of file": the line before has no ending
-            if lines:
-                lines[-1] = dataclasses.replace(lines[-1], eol="")
+            if lines:  # its "\n" was the diff's; a "\r" before it was the file's
+                last = lines[-1]
+                lines[-1] = dataclasses.replace(last, text=last.text + last.eol[:-1], eol="")
             continue
         if kind not in ("+", "-", " "):
             continue
