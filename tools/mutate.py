@@ -465,6 +465,13 @@ MUTATIONS = [
         INLINE,
     ),
     Mutation(
+        "inline-final-cr-dropped",
+        "deliver/inline.py",
+        "text=last.text + last.eol[:-1]",
+        "text=last.text",
+        INLINE,
+    ),
+    Mutation(
         "inline-quoted-path-octal-kept",
         "policy/header.py",
         'octal = re.match(r"[0-3][0-7]{2}", quoted[i + 1 : i + 4])',
