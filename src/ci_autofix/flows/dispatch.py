@@ -29,6 +29,7 @@ from ci_autofix.flows.event import (
     WorkflowRunEvent,
     parse_dispatch,
     read_payload,
+    validation_problems,
 )
 from ci_autofix.git import Git, GitError, fetch_bare, remote_url
 from ci_autofix.github import GitHubError
@@ -136,7 +137,7 @@ def _run(data: dict[str, object], run_id: int) -> WorkflowRun:
     try:
         return WorkflowRun.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        problems = validation_problems(exc)
         raise UserError(
             f"GitHub's answer for run {run_id} is not a workflow run ({problems}).",
             "Re-run the job; if it happens again, report it with this message.",

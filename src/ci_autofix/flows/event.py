@@ -117,6 +117,11 @@ class WorkflowRunEvent(_Model):
         return not same
 
 
+def validation_problems(exc: ValidationError) -> str:
+    """The first five problems pydantic found, as `where: what`; for the messages of our errors."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+
+
 def read_payload(path: Path | None) -> dict[str, Any]:
     if path is None:
         raise UserError(
@@ -153,7 +158,7 @@ def parse_workflow_run(data: dict[str, Any]) -> WorkflowRunEvent:
     try:
         return WorkflowRunEvent.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        problems = validation_problems(exc)
         raise UserError(
             f"The workflow_run payload is malformed ({problems}).",
             "Pass the payload GitHub delivers for `workflow_run` events.",
@@ -220,7 +225,7 @@ def parse_dispatch(data: dict[str, Any]) -> DispatchEvent:
     try:
         return DispatchEvent.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        problems = validation_problems(exc)
         raise UserError(
             f"The workflow_dispatch payload is malformed ({problems}).",
             "Pass the payload GitHub delivers for `workflow_dispatch` events.",
