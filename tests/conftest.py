@@ -9,3 +9,10 @@ os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 os.environ["no_proxy"] = "127.0.0.1,localhost"
 
 pytest_plugins = ["emulator.fixtures", "fakes.messages_fixtures"]
+
+
+def pytest_xdist_auto_num_workers(config: object) -> int:
+    """`-n auto`: two workers per CPU. Most tests wait on a subprocess (git, the tools, our own
+    entrypoint) or the emulator, so one per CPU leaves the CPUs half idle (on 2 CPUs: 11 min with
+    2 workers, 8.8 min with 4, the whole suite)."""
+    return 2 * (os.cpu_count() or 1)
