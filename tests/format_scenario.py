@@ -46,6 +46,23 @@ class Scenario:
         event["workflow_run"].update(changes)
         return event
 
+    def dispatched(
+        self, workflow: str, dispatch_inputs: dict[str, str], *, actor: str, inputs: dict[str, str]
+    ) -> Any:
+        """The job a `workflow_dispatch` of `workflow` by `actor` starts, with no checkout (the
+        dispatch jobs of the example workflows have none); `inputs` are the action's."""
+        workspace = self.workspace.parent / f"dispatch-{len(self.emu.requests)}"
+        workspace.mkdir()
+        event = self.emu.workflow_dispatch_event(REPO, workflow, "main", dispatch_inputs, sender=actor)
+        return self.sim.run(
+            event_name="workflow_dispatch",
+            event=event,
+            workspace=workspace,
+            inputs=inputs,
+            actor=actor,
+            extra_env=self.env(),
+        )
+
     def propose(self, event: dict[str, Any] | None = None, **inputs: str) -> Any:
         return self.sim.run(
             event_name="workflow_run",

@@ -236,15 +236,15 @@ MUTATIONS = [
     Mutation(
         "gates-apply-mark-any-creator",
         "state/provenance.py",
-        "if status.context == AUTO_APPLY_CONTEXT and status.creator == trusted:",
-        "if status.context == AUTO_APPLY_CONTEXT:",
+        "return next((s for s in statuses if s.context == context and s.creator == trusted), None)",
+        "return next((s for s in statuses if s.context == context), None)",
         AUTO_APPLY,
     ),
     Mutation(
         "gates-apply-mark-any-pull",
         "state/provenance.py",
-        'return status.state == "success" and status.description == auto_apply_description(number)',
-        'return status.state == "success"',
+        "and status.description == auto_apply_description(number)",
+        "",
         AUTO_APPLY,
     ),
     Mutation(
@@ -264,7 +264,7 @@ MUTATIONS = [
     Mutation(
         "gates-auto-apply-twice",
         "deliver/auto_apply.py",
-        "if any(c.author == trusted and c.body.startswith(MARKER) for c in gh.comments(pull.number)):",
+        "if ours(gh.comments(pull.number), MARKER, trusted) is not None:",
         "if False:",
         AUTO_APPLY,
     ),
@@ -285,8 +285,8 @@ MUTATIONS = [
     Mutation(
         "gates-ask-edits-anyones-comment",
         "deliver/notice.py",
-        "(c for c in gh.comments(number) if c.author == trusted and c.body.startswith(marker)), None",
-        "(c for c in gh.comments(number) if c.body.startswith(marker)), None",
+        "return next((c for c in comments if c.author == trusted and c.body.startswith(marker)), None)",
+        "return next((c for c in comments if c.body.startswith(marker)), None)",
         ASK,
     ),
     Mutation(

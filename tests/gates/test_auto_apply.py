@@ -42,16 +42,10 @@ def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
 
 def apply_as(scenario: Scenario, number: str, actor: str) -> RunResult:
     """The apply job a dispatch of the apply workflow starts, `actor` having dispatched it."""
-    workspace = scenario.workspace.parent / f"apply-{len(scenario.emu.requests)}"
-    workspace.mkdir()
-    event = scenario.emu.workflow_dispatch_event(REPO, APPLY, "main", {"pull-request": number}, sender=actor)
-    return scenario.sim.run(
-        event_name="workflow_dispatch",
-        event=event,
-        workspace=workspace,
-        inputs={"mode": "apply", "pull-request": number},
-        actor=actor,
+    result: RunResult = scenario.dispatched(
+        APPLY, {"pull-request": number}, actor=actor, inputs={"mode": "apply", "pull-request": number}
     )
+    return result
 
 
 def test_a_verified_clean_fix_is_dispatched_to_apply_once_and_applied(scenario: Scenario) -> None:

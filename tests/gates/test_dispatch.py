@@ -32,17 +32,10 @@ def scenario(github_emulator: GitHubEmulator, tmp_path: Path) -> Scenario:
 
 def dispatch(scenario: Scenario, run_id: str, *, actor: str = "alice", **inputs: str) -> RunResult:
     """The propose workflow dispatched with `-f run-id=<run_id>`: no checkout, as in the example."""
-    workspace = scenario.workspace.parent / f"dispatch-{len(scenario.emu.requests)}"
-    workspace.mkdir()
-    event = scenario.emu.workflow_dispatch_event(REPO, PROPOSE, "main", {"run-id": run_id}, sender=actor)
-    return scenario.sim.run(
-        event_name="workflow_dispatch",
-        event=event,
-        workspace=workspace,
-        inputs={"run-id": run_id, **inputs},
-        actor=actor,
-        extra_env=scenario.env(),
+    result: RunResult = scenario.dispatched(
+        PROPOSE, {"run-id": run_id}, actor=actor, inputs={"run-id": run_id, **inputs}
     )
+    return result
 
 
 def written(emu: GitHubEmulator) -> list[Any]:

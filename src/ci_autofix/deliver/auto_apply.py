@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ci_autofix.clients import GitHubAPI
+from ci_autofix.deliver.notice import ours
 from ci_autofix.deliver.report import RunContext, approve_command
 from ci_autofix.errors import UserError
 from ci_autofix.github import PullInfo
@@ -81,7 +82,7 @@ def dispatch(
     """Mark the fix, say so on the PR, and dispatch apply for it, once: only the run that made the
     PR calls this, and not when a comment of ours says it was done (two propose jobs for one run,
     a dispatched attempt beside the `workflow_run` job, may both reach here with one PR)."""
-    if any(c.author == trusted and c.body.startswith(MARKER) for c in gh.comments(pull.number)):
+    if ours(gh.comments(pull.number), MARKER, trusted) is not None:
         return AutoApply(
             "dispatched", "auto-apply was already dispatched for this suggestion by another run."
         )

@@ -7,6 +7,7 @@ of saying it twice. Comments by anyone else that carry the marker are ignored.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ci_autofix.clients import GitHubAPI
@@ -30,16 +31,17 @@ def where(gh: GitHubAPI, branch: str, head_sha: str, numbers: list[int]) -> Wher
     return Where(next(mine, None), head_sha)
 
 
+def ours(comments: Iterable[CommentInfo], marker: str, trusted: str) -> CommentInfo | None:
+    """The first of `comments` that the identity ci-autofix posts as wrote, starting with `marker`."""
+    return next((c for c in comments if c.author == trusted and c.body.startswith(marker)), None)
+
+
 def upsert(gh: GitHubAPI, target: Where, marker: str, body: Redacted, trusted: str) -> CommentInfo:
     """Post `body` (which starts with `marker`) at `target`, or edit the comment of ours posted there before."""
     if target.pull is not None:
         number = target.pull.number
-        mine = next(
-            (c for c in gh.comments(number) if c.author == trusted and c.body.startswith(marker)), None
-        )
+        mine = ours(gh.comments(number), marker, trusted)
         return gh.edit_comment(mine.id, body) if mine else gh.comment(number, body)
     sha = target.head_sha
-    mine = next(
-        (c for c in gh.commit_comments(sha) if c.author == trusted and c.body.startswith(marker)), None
-    )
+    mine = ours(gh.commit_comments(sha), marker, trusted)
     return gh.edit_commit_comment(mine.id, body) if mine else gh.commit_comment(sha, body)

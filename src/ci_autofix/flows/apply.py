@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver.ci import trigger_ci
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.flows import access
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
@@ -90,9 +89,7 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
             "before. Nothing changed.",
         )
     checks.open_pull(pull)
-    auto = any(
-        access.is_own_bot(login, settings) for login in checks.actors(gh, settings, number, record, statuses)
-    )
+    auto = checks.actors(gh, settings, number, record, statuses)  # dispatched by propose itself
     checks.policy(record)
     ci_url = checks.ci_green(gh, record, workflow) if settings.require_ci_green else ""
     checks.side_branch(gh.branch_sha(record.fix_branch), record)

@@ -168,10 +168,11 @@ def open_pull(pull: PullInfo) -> None:
 
 def actors(
     gh: GitHubAPI, settings: Settings, number: int, record: Suggestion, statuses: list[StatusInfo]
-) -> list[str]:
+) -> bool:
     """Everyone who started this run (the dispatcher, and whoever re-ran it) may write, or is the
     bot ci-autofix proposes as, dispatching a suggestion that its propose run marked for auto-apply
-    (verified and policy-clean: the `ci-autofix/auto-apply` status on the fix commit)."""
+    (verified and policy-clean: the `ci-autofix/auto-apply` status on the fix commit). Whether the
+    run is such an auto-apply."""
     logins = access.starters(settings)
     people = [login for login in logins if not access.is_own_bot(login, settings)]
     if len(people) < len(logins):
@@ -189,10 +190,9 @@ def actors(
                 "verified, policy-clean fix is applied without a person dispatching it. Ask someone with "
                 "write access to dispatch the apply workflow."
             )
-        if not people:
-            return logins
-    access.check_writers(gh, people, doing="applying a suggestion", ask="dispatch the apply workflow")
-    return logins
+    if people or not logins:
+        access.check_writers(gh, people, doing="applying a suggestion", ask="dispatch the apply workflow")
+    return len(people) < len(logins)
 
 
 def policy(record: Suggestion) -> None:

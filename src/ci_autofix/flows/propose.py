@@ -361,7 +361,7 @@ def _succeeded(
 
 def _say_once(gh: GitHubAPI, settings: Settings, runner: Runner, number: int, marker: str, text: str) -> None:
     """Comment on #number unless a comment of ours with `marker` is there already (a re-run)."""
-    if any(c.author == settings.trusted_author and marker in c.body for c in gh.comments(number)):
+    if notice.ours(gh.comments(number), marker, settings.trusted_author) is not None:
         return
     gh.comment(number, runner.redact(f"{marker}\n{text}"))
 

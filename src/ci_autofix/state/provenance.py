@@ -56,13 +56,11 @@ def vouched_by(statuses: Sequence[StatusInfo], trusted: str) -> Vouched | None:
     """What the newest provenance status created by `trusted` says, or None when there is none
     (statuses with our context created by anyone else are ignored: anyone who may write can make
     them)."""
-    for status in statuses:  # newest first, as GitHub lists them
-        if status.context == CONTEXT and status.creator == trusted:
-            match = _DESCRIPTION.fullmatch(status.description)
-            if status.state != "success" or match is None:
-                return None
-            return Vouched(match["head"], int(match["run"]))
-    return None
+    status = _newest(statuses, CONTEXT, trusted)
+    match = _DESCRIPTION.fullmatch(status.description) if status is not None else None
+    if status is None or status.state != "success" or match is None:
+        return None
+    return Vouched(match["head"], int(match["run"]))
 
 
 def auto_apply_description(number: int) -> str:
@@ -82,7 +80,15 @@ def mark_for_auto_apply(gh: GitHubAPI, record: Suggestion, number: int, target_u
 
 def marked_for_auto_apply(statuses: Sequence[StatusInfo], trusted: str, number: int) -> bool:
     """Whether the newest auto-apply status created by `trusted` marks the commit for suggestion #number."""
-    for status in statuses:  # newest first
-        if status.context == AUTO_APPLY_CONTEXT and status.creator == trusted:
-            return status.state == "success" and status.description == auto_apply_description(number)
-    return False
+    status = _newest(statuses, AUTO_APPLY_CONTEXT, trusted)
+    return (
+        status is not None
+        and status.state == "success"
+        and status.description == auto_apply_description(number)
+    )
+
+
+def _newest(statuses: Sequence[StatusInfo], context: str, trusted: str) -> StatusInfo | None:
+    """The newest status with `context` that `trusted` created (GitHub lists them newest first);
+    ones with our context created by anyone else are ignored: anyone who may write can make them."""
+    return next((s for s in statuses if s.context == context and s.creator == trusted), None)
