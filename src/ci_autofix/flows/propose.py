@@ -68,7 +68,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             run_url=seen.run_url,
             cost_usd=spent.cost_usd if spent else None,
             agent_turns=spent.turns if spent else None,
-            **(_keep(halt.kept, settings, runner, seen.name) if halt.kept else {}),
+            **(keep_work(halt.kept, settings, runner, seen.name) if halt.kept else {}),
         )
         if seen.gh is not None and seen.lineage is not None:
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
@@ -77,7 +77,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         return outcome
 
 
-def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
+def keep_work(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
     """The halted attempt's work in files under RUNNER_TEMP: the outcome's `*_path` fields."""
     try:
         written = kept.write(work, settings.runner_temp, name, runner.redact)
@@ -545,12 +545,18 @@ def _context(settings: Settings, event: WorkflowRunEvent) -> report.RunContext:
 
 
 def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
-    run = event.run
-    jobs = gh.failed_jobs(run.id, run.run_attempt)
+    return triage_run(gh, event.run.id, event.run.run_attempt, settings)
+
+
+def triage_run(
+    gh: GitHubAPI, run_id: int, run_attempt: int, settings: Settings
+) -> tuple[Diagnosis, list[JobInfo]]:
+    """The failed jobs of one attempt of a run, and the diagnosis of their logs and annotations."""
+    jobs = gh.failed_jobs(run_id, run_attempt)
     if not jobs:
         raise Halt(
             HaltReason.NO_FAILED_JOBS,
-            f"Attempt {run.run_attempt} of run {run.id} has no failed job "
+            f"Attempt {run_attempt} of run {run_id} has no failed job "
             "(it may have been re-run since): nothing to fix.",
         )
     diagnosis = diagnose_jobs(
@@ -579,6 +585,10 @@ def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple
 
 
 def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -> WorkflowCommands:
+    return failed_commands(git, event.run.head_sha, event.run.workflow_file, jobs)
+
+
+def failed_commands(git: Git, head_sha: str, workflow_file: str, jobs: list[JobInfo]) -> WorkflowCommands:
     """The failed steps (named by the API) and their commands, from the workflow file the run
     executed as it was at the failing commit. The log's own claims are never used here."""
     failed: list[FailedStep] = []
@@ -591,7 +601,7 @@ def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -
         for step in job.failed_steps:
             earlier = sum(1 for s in job.steps if s.name == step.name and s.number < step.number)
             failed.append(FailedStep(job.name, step.name, earlier))
-    found = failed_step_commands(git, event.run.head_sha, event.run.workflow_file, failed)
+    found = failed_step_commands(git, head_sha, workflow_file, failed)
     found.notes[:0] = notes
     return found
 

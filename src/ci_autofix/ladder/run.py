@@ -76,6 +76,7 @@ class LadderInput:
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
     author: Identity = BOT  # the fix commit's author and committer
+    threads: list[int] = field(default_factory=list)  # review mode: the thread ids `finish` reports on
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
@@ -298,7 +299,12 @@ def _agent_rungs(
 
 def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
     return AgentRequest.from_settings(
-        job.settings, job.diagnosis, context=context, task=job.task, failing_commands=job.commands
+        job.settings,
+        job.diagnosis,
+        context=context,
+        task=job.task,
+        failing_commands=job.commands,
+        threads=job.threads,
     )
 
 
