@@ -54,7 +54,9 @@ class Reviewed:
     source: Path
 
 
-def seed(emu: GitHubEmulator, tmp_path: Path, *, reviewer: str = "bob", permission: str = "write") -> Reviewed:
+def seed(
+    emu: GitHubEmulator, tmp_path: Path, *, reviewer: str = "bob", permission: str = "write"
+) -> Reviewed:
     """acme/stats: PR #1 adds `mean` and `clamp`; CI passed on its head; `reviewer` requested
     changes in three threads (FINDINGS)."""
     source = tmp_path / "source"
@@ -109,7 +111,12 @@ def answering_turns(threads: list[int], *, outside: bool = True) -> list[dict[st
     ]
     if outside:
         edits.append(
-            {"command": "str_replace", "path": "stats.py", "old_str": '"""The sum."""', "new_str": '"""a + b."""'}
+            {
+                "command": "str_replace",
+                "path": "stats.py",
+                "old_str": '"""The sum."""',
+                "new_str": '"""a + b."""',
+            }
         )
     return [
         *(reply(tool_use(EDITOR, edit)) for edit in edits),
@@ -124,7 +131,11 @@ def answering_turns(threads: list[int], *, outside: bool = True) -> list[dict[st
                     "threads": [
                         {"thread": threads[0], "outcome": "fixed", "note": "sum(values)"},
                         {"thread": threads[1], "outcome": "annotated", "note": "callers never pass []"},
-                        {"thread": threads[2], "outcome": "declined", "note": "a public name: the author decides"},
+                        {
+                            "thread": threads[2],
+                            "outcome": "declined",
+                            "note": "a public name: the author decides",
+                        },
                     ],
                 },
             )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from calc_scenario import PYTEST, messages_process
 from emulator import GitHubEmulator
 from emulator.core import BOT
@@ -17,7 +16,6 @@ from review_scenario import FINDINGS, NOTE, REPO, answering_turns, run_review, s
 from testing.git import git
 
 from ci_autofix.deliver.threads import REPLY_MARKER
-from ci_autofix.flows.review import STUCK_MARKER
 from ci_autofix.state import provenance
 from ci_autofix.state.marker import parse
 
@@ -45,13 +43,23 @@ def test_a_review_of_three_threads_becomes_one_verified_suggestion_with_replies_
     fixed = git(emu.bare_path(REPO), "show", f"{fix_sha}:stats.py")
     assert "total = sum(values)" in fixed and NOTE in fixed and "def clamp(x, lo, hi):" in fixed
     message = git(emu.bare_path(REPO), "log", "-1", "--format=%B", fix_sha)
-    assert f"Autofix-Review: {reviewed.review.id}" in message and f"Autofix-Base: {reviewed.head_sha}" in message
+    assert (
+        f"Autofix-Review: {reviewed.review.id}" in message and f"Autofix-Base: {reviewed.head_sha}" in message
+    )
 
     # the record, the provenance status, verification by test-command on a clean tree
     record = parse(suggestion.body)
     assert record is not None
-    assert (record.review_id, record.reviewed_pull, record.attempt) == (reviewed.review.id, reviewed.number, 1)
-    assert (record.failing_branch, record.head_sha, record.fix_sha) == ("add-mean", reviewed.head_sha, fix_sha)
+    assert (record.review_id, record.reviewed_pull, record.attempt) == (
+        reviewed.review.id,
+        reviewed.number,
+        1,
+    )
+    assert (record.failing_branch, record.head_sha, record.fix_sha) == (
+        "add-mean",
+        reviewed.head_sha,
+        fix_sha,
+    )
     assert record.verification == "verified", suggestion.body
     [status] = [s for s in emu.statuses(REPO, fix_sha) if s.context == provenance.CONTEXT]
     assert (status.creator, status.description) == (BOT, provenance.description(record))
@@ -75,7 +83,10 @@ def test_a_review_of_three_threads_becomes_one_verified_suggestion_with_replies_
     by_thread = {c.in_reply_to_id: c.body for c in replies}
     marker = REPLY_MARKER.format(review=reviewed.review.id)
     for thread in reviewed.threads:
-        assert by_thread[thread].startswith(marker) and suggestion_url(emu, suggestion.number) in by_thread[thread]
+        assert (
+            by_thread[thread].startswith(marker)
+            and suggestion_url(emu, suggestion.number) in by_thread[thread]
+        )
     assert "fixed in the suggestion" in by_thread[reviewed.threads[0]]
     assert "`NOTE:` comment" in by_thread[reviewed.threads[1]]
     assert "declined" in by_thread[reviewed.threads[2]]
@@ -96,7 +107,9 @@ def test_a_review_of_three_threads_becomes_one_verified_suggestion_with_replies_
     first = json.loads(requests.read_text().splitlines()[0])["body"]
     texts = [b["text"] for b in first["messages"][0]["content"]]
     assert any(t.startswith('<untrusted source="review thread') and FINDINGS[1] in t for t in texts)
-    assert any(t.startswith("<untrusted source=\"the pull request_s diff\"") and "+def mean" in t for t in texts)
+    assert any(
+        t.startswith('<untrusted source="the pull request_s diff"') and "+def mean" in t for t in texts
+    )
     finish = next(t for t in first["tools"] if t["name"] == "finish")
     assert "threads" in finish["input_schema"]["required"]
     assert all(str(t) in finish["description"] for t in reviewed.threads)
