@@ -166,3 +166,23 @@ def run_review(
             extra_env={"ANTHROPIC_BASE_URL": messages_url, "PATH": sandbox_path()},
         )
     )
+
+
+def apply_suggestion(emu: GitHubEmulator, tmp_path: Path, number: int, *, actor: str = "alice") -> RunResult:
+    """The apply job that a dispatch of the apply workflow for suggestion #number starts."""
+    workspace = tmp_path / f"apply-{len(emu.requests)}"
+    workspace.mkdir()
+    event = emu.workflow_dispatch_event(
+        REPO, ".github/workflows/ci-autofix-apply.yml", "main", {"pull-request": str(number)}, sender=actor
+    )
+    return (
+        RunnerSim(tmp_path)
+        .for_emulator(emu, REPO)
+        .run(
+            event_name="workflow_dispatch",
+            event=event,
+            workspace=workspace,
+            inputs={"mode": "apply", "pull-request": str(number)},
+            actor=actor,
+        )
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 from calc_scenario import PYTEST, messages_process
 from emulator import GitHubEmulator
 from emulator.core import BOT
-from review_scenario import FINDINGS, NOTE, REPO, answering_turns, run_review, seed
+from review_scenario import BRANCH, FINDINGS, NOTE, REPO, answering_turns, apply_suggestion, run_review, seed
 from testing.git import git
 
 from ci_autofix.deliver.threads import REPLY_MARKER
@@ -114,6 +114,21 @@ def test_a_review_of_three_threads_becomes_one_verified_suggestion_with_replies_
     assert "threads" in finish["input_schema"]["required"]
     assert all(str(t) in finish["description"] for t in reviewed.threads)
     assert PYTEST in texts[0]
+
+    # a re-run of the review job changes nothing
+    (tmp_path / "again").mkdir()
+    with messages_process([], tmp_path / "again") as (url, _):
+        again = run_review(emu, tmp_path, reviewed, url)
+    assert (again.outputs["status"], again.outputs["reason"]) == ("proposed", "already-proposed"), again.log
+
+    # the same gate as propose's: apply pushes exactly that commit onto the PR's branch, leased
+    applied = apply_suggestion(emu, tmp_path, suggestion.number)
+    assert applied.outputs["status"] == "applied", applied.log
+    assert emu.branch_sha(REPO, BRANCH) == fix_sha
+    pushes = [
+        r for r in emu.requests if r.server == "git" and r.method == "POST" and "receive-pack" in r.path
+    ]
+    assert pushes, "apply pushed over git"
 
 
 def suggestion_url(emu: GitHubEmulator, number: int) -> str:
