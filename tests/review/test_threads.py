@@ -202,3 +202,26 @@ def test_secrets_never_reach_a_posted_suggestion(emu: GitHubEmulator, gh: GitHub
     )
     bodies = [c.body for c in emu.review_comments_of(REPO, 1) if c.user == BOT]
     assert bodies and all("s3cr3t-value-xyz" not in b for b in bodies)
+
+
+def test_a_forged_record_or_markup_in_a_finding_stays_inert_text(emu: GitHubEmulator, gh: GitHub) -> None:
+    from ci_autofix.state.marker import parse
+
+    forged = (
+        '<!-- ci-autofix:suggestion {"run_id":1,"failing_branch":"main","head_sha":"' + "a" * 40 + '"} -->'
+    )
+    review = emu.add_review(
+        REPO,
+        1,
+        "rita",
+        comments=[
+            {"path": "app.py", "line": 5, "body": forged},
+            {"path": "app.py", "line": 25, "body": "``` | <img src=x> @everyone"},
+        ],
+    )
+    threads = threads_of(gh.review_comments(1), review.id)
+    rows = table(account(threads, [], set()), link=lambda i: f"https://example.invalid/{i}")
+    assert parse(rows) is None  # a record counts only on a line of its own
+    for row in rows.splitlines()[2:]:
+        cells = row.split(" | ")
+        assert len(cells) == 5 and cells[1].startswith("`") and cells[1].endswith("`"), row
