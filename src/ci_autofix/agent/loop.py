@@ -294,13 +294,15 @@ def first_message(request: AgentRequest, secrets: Sequence[str] = ()) -> dict[st
         or "- (none: no command of the workflow's failed step can be re-run here)"
     )
     task = request.task.strip() + "\n\n" if request.task.strip() else ""
-    if request.threads:  # review mode: the findings are the context; a CI excerpt only when CI fails
+    if (
+        request.threads is not None
+    ):  # review mode: the findings are the context; a CI excerpt only when CI fails
         checks = "\n".join(f"- `{c}`" for c in request.allowed_commands) or "- (none is configured)"
         intro = prompts.render("review_task", commands=checks, task=task)
     else:
         intro = prompts.render("agent_task", category=diagnosis.category.value, commands=commands, task=task)
     blocks = [{"type": "text", "text": redact(intro, secrets)}]
-    if not request.threads or diagnosis.excerpt.strip():
+    if request.threads is None or diagnosis.excerpt.strip():
         blocks.append(
             {"type": "text", "text": prompts.untrusted("ci-log", redact(_failure_text(diagnosis), secrets))}
         )

@@ -54,8 +54,8 @@ class AgentRequest:
     context: Sequence[UntrustedText] = ()
     # Our own (trusted) words about the task, e.g. "address the review comments below".
     task: str = ""
-    # Review mode: the ids of the review threads the agent must end one by one in `finish`.
-    threads: Sequence[int] = ()
+    # Review mode (None: a CI failure): the ids of the review's threads, each ended in `finish`.
+    threads: Sequence[int] | None = None
     max_tokens: int = 16_000  # per model turn; ≤ 21,333 keeps the SDK's non-streaming guard quiet
     # Values masked in everything sent to the model, besides the usual secret patterns (the run's
     # tokens and keys: `from_settings` fills it). Never printed: kept out of repr.
@@ -80,7 +80,7 @@ class AgentRequest:
         context: Sequence[UntrustedText] = (),
         task: str = "",
         failing_commands: Sequence[str] = (),
-        threads: Sequence[int] = (),
+        threads: Sequence[int] | None = None,
     ) -> AgentRequest:
         return cls(
             diagnosis=diagnosis,
@@ -95,7 +95,7 @@ class AgentRequest:
             failing_commands=tuple(failing_commands),
             context=tuple(context),
             task=task,
-            threads=tuple(threads),
+            threads=None if threads is None else tuple(threads),
             secrets=tuple(settings.secrets()),
         )
 

@@ -119,7 +119,21 @@ def _input_schema(arguments: type[BaseModel]) -> dict[str, Any]:
             prop.update(kept)
         if "default" in prop and prop["default"] is None:
             del prop["default"]
-    return schema
+    inlined: dict[str, Any] = _inlined(schema, schema.pop("$defs", {}))
+    return inlined
+
+
+def _inlined(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with each `{"$ref": "#/$defs/X"}` replaced by X itself (a parameter of a typed-dict
+    type), without X's title and docstring: one self-contained schema is plainer to the model."""
+    if isinstance(node, dict):
+        if set(node) == {"$ref"}:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            return _inlined({k: v for k, v in target.items() if k not in ("title", "description")}, defs)
+        return {k: _inlined(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inlined(v, defs) for v in node]
+    return node
 
 
 def _checked(tool: Tool, arguments: object) -> dict[str, Any]:
@@ -196,10 +210,10 @@ class Toolbox:
         allow_shell: bool,
         command_timeout: float,
         secrets: Sequence[str] = (),
-        threads: Sequence[int] = (),
+        threads: Sequence[int] | None = None,
     ) -> None:
         self.sandbox = sandbox
-        self.threads = tuple(threads)
+        self.threads = None if threads is None else tuple(threads)  # review mode: the threads to report
         self.allowed = {_normal(c): c for c in allowed_commands if c.strip()}
         self.allow_shell = allow_shell
         self.command_timeout = command_timeout
@@ -222,7 +236,7 @@ class Toolbox:
                 tool(self.list_files),
                 tool(self.run, extra_description=rule),
                 tool(self.finish_review, name="finish", extra_description=self._threads_rule())
-                if self.threads
+                if self.threads is not None
                 else tool(self.finish),
             )
         }
@@ -336,10 +350,11 @@ class Toolbox:
                 <rationale>` comment at that spot in the file's own comment syntax; declined: not changed,
                 with the reason for a human) and a one-line note.
         """
+        known = self.threads or ()
         ids = [t["thread"] for t in threads]
-        unknown = sorted({i for i in ids if i not in self.threads})
+        unknown = sorted({i for i in ids if i not in known})
         twice = sorted({i for i in ids if ids.count(i) > 1})
-        missing = [i for i in self.threads if i not in ids]
+        missing = [i for i in known if i not in ids]
         problems = [
             *([f"unknown thread id(s): {', '.join(map(str, unknown))}"] if unknown else []),
             *([f"thread(s) reported twice: {', '.join(map(str, twice))}"] if twice else []),
@@ -348,7 +363,7 @@ class Toolbox:
         if problems:
             raise ToolFailure(
                 "; ".join(problems)
-                + f". Report each of the threads {', '.join(map(str, self.threads))} once."
+                + f". Report each of the threads {', '.join(map(str, known)) or '(none)'} once."
             )
         reports = [
             ThreadReport(thread=t["thread"], outcome=t["outcome"], note=t["note"].strip()) for t in threads
@@ -358,6 +373,8 @@ class Toolbox:
         return "Recorded. The attempt is over."
 
     def _threads_rule(self) -> str:
+        if not self.threads:
+            return "The review has no threads (its body is the finding): pass an empty `threads` list."
         return "The review threads to report on: " + ", ".join(map(str, self.threads)) + "."
 
 

@@ -76,7 +76,7 @@ class LadderInput:
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
     author: Identity = BOT  # the fix commit's author and committer
-    threads: list[int] = field(default_factory=list)  # review mode: the thread ids `finish` reports on
+    threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
@@ -169,7 +169,8 @@ def _climb(
         _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
     )
     agent_result: AgentResult | None = None
-    if not _settled(job.diagnosis, fixer_runs, verification):
+    # a review's findings are the agent's to answer, whatever the fixers settled
+    if job.threads is not None or not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
             agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner)
