@@ -362,7 +362,7 @@ def test_a_review_without_threads_finishes_with_an_empty_list_and_ci_mode_has_no
     sandbox: Sandbox,
 ) -> None:
     box = review_box(sandbox, [])
-    text, error = finish_review(box, [])
+    _, error = finish_review(box, [])
     assert not error and box.finished is not None and box.finished.threads == []
     plain = next(d for d in toolbox(sandbox).definitions() if d["name"] == "finish")
     assert "threads" not in plain["input_schema"]["properties"]
