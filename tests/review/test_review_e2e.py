@@ -12,7 +12,17 @@ from pathlib import Path
 from calc_scenario import PYTEST, messages_process
 from emulator import GitHubEmulator
 from emulator.core import BOT
-from review_scenario import BRANCH, FINDINGS, NOTE, REPO, answering_turns, apply_suggestion, run_review, seed
+from review_scenario import (
+    BRANCH,
+    FINDINGS,
+    INJECTED,
+    NOTE,
+    REPO,
+    answering_turns,
+    apply_suggestion,
+    run_review,
+    seed,
+)
 from testing.git import git
 
 from ci_autofix.deliver.threads import REPLY_MARKER
@@ -114,6 +124,10 @@ def test_a_review_of_three_threads_becomes_one_verified_suggestion_with_replies_
     assert "threads" in finish["input_schema"]["required"]
     assert all(str(t) in finish["description"] for t in reviewed.threads)
     assert PYTEST in texts[0]
+    # the reviewer's text reached the model inside its delimiters, and never the job log as a command
+    assert any(t.startswith('<untrusted source="review thread') and INJECTED.strip() in t for t in texts)
+    assert not [ln for ln in result.stdout.splitlines() if ln.startswith("::warning file=stats.py")]
+    assert "injected" not in body  # the table names a finding by its first line only
 
     # a re-run of the review job changes nothing
     (tmp_path / "again").mkdir()
