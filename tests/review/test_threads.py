@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from emulator import GitHubEmulator
 from emulator.core import BOT
-from testing.git import commit, git, init_repo
+from testing.git import git
+from testing.login_pull import HEAD, REPO, seed_login_pull
 from testing.propose import FAST
 
 from ci_autofix.agent.model import ThreadReport
@@ -18,24 +19,12 @@ from ci_autofix.deliver.threads import REPLY_MARKER, Accounted, account, note_pa
 from ci_autofix.github import GitHub
 from ci_autofix.redact import Redactor
 
-REPO = "acme/widgets"
-BASE = "".join(f"line {i}\n" for i in range(1, 31))
-HEAD = BASE.replace("line 5\n", "five\n").replace("line 25\n", "twenty-five\n")
 REDACT = Redactor(["s3cr3t-value-xyz"])
 
 
 @pytest.fixture
 def emu(github_emulator: GitHubEmulator, tmp_path: Path) -> GitHubEmulator:
-    src = tmp_path / "src"
-    init_repo(src, {"app.py": BASE})
-    git(src, "checkout", "-q", "-b", "feature/login")
-    commit(src, {"app.py": HEAD}, "Change app")
-    git(src, "checkout", "-q", "main")
-    github_emulator.create_repo(REPO, source=src)
-    github_emulator.add_user("alice", "write")
-    github_emulator.add_user("rita", "write")
-    github_emulator.add_pull(REPO, "feature/login", "main", user="alice")
-    return github_emulator
+    return seed_login_pull(github_emulator, tmp_path)
 
 
 @pytest.fixture

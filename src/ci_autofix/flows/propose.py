@@ -422,6 +422,15 @@ def _deliver(
         gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
     )
     delivery = deliver(gh, git, settings, ctx, diagnosis, proposal, record, reviewers, run.workflow_file)
+    message = f"Suggestion {delivery.pull.html_url} is waiting for review."
+    return delivered(runner, delivery, proposal, message=message, run_url=run.html_url), delivery
+
+
+def delivered(
+    runner: Runner, delivery: Delivery, proposal: Proposal, *, message: str, run_url: str
+) -> Outcome:
+    """The `proposed` outcome of a delivery, after the warnings of what it could not do."""
+    record, fix_branch = delivery.record, delivery.record.fix_branch
     for login in delivery.unrequested_reviewers:
         runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
     if (left := delivery.replaced) is not None:
@@ -430,20 +439,19 @@ def _deliver(
             f"The side branch `{fix_branch}` was left without a PR at {left.sha[:12]} ({whose}); "
             "it now holds this fix."
         )
-    outcome = Outcome(
+    return Outcome(
         "proposed",
-        message=f"Suggestion {delivery.pull.html_url} is waiting for review.",
+        message=message,
         fix_branch=fix_branch,
         fix_sha=proposal.fix_sha,
         pull_request=delivery.pull.number,
         pull_request_url=delivery.pull.html_url,
-        attempt=attempt,
+        attempt=record.attempt,
         cost_usd=proposal.cost_usd,
-        run_url=run.html_url,
+        run_url=run_url,
         agent_turns=proposal.agent.turns if proposal.agent else None,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
-    return outcome, delivery
 
 
 def _ask(

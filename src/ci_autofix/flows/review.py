@@ -26,7 +26,7 @@ from ci_autofix.flows.access import WRITE_LEVELS
 from ci_autofix.flows.dispatch import own_workflow_file
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
-from ci_autofix.flows.propose import failed_commands, keep_work, triage_run
+from ci_autofix.flows.propose import delivered, failed_commands, keep_work, triage_run
 from ci_autofix.flows.review_event import check_review_guards, parse_review
 from ci_autofix.git import Git, GitError, auth_env, fetch_bare, remote_url
 from ci_autofix.github import PullInfo, ReviewInfo, RunInfo
@@ -467,26 +467,14 @@ def _deliver(
         anchor.workflow_path,
         answering,
     )
-    for login in delivery.unrequested_reviewers:
-        runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
-    outcome = Outcome(
-        "proposed",
+    outcome = delivered(
+        runner,
+        delivery,
+        proposal,
         message=f"Suggestion {delivery.pull.html_url} answers review {found.id} on #{pull.number}.",
-        fix_branch=fix_branch,
-        fix_sha=proposal.fix_sha,
-        pull_request=delivery.pull.number,
-        pull_request_url=delivery.pull.html_url,
-        attempt=cycle,
-        cost_usd=proposal.cost_usd,
         run_url=ctx.run_url,
-        agent_turns=proposal.agent.turns if proposal.agent else None,
-        details={
-            "verification": record.verification,
-            "policy": record.policy,
-            "ci": delivery.ci_note,
-            "threads": counts,
-        },
     )
+    outcome.details["threads"] = counts
     return outcome, delivery.pull.html_url
 
 
