@@ -103,3 +103,72 @@ def test_a_comment_on_the_image_line_is_kept(tmp_path: Path) -> None:
 
     assert proc.returncode == 0, proc.stderr
     assert action.read_text(encoding="utf-8") == text.replace("Dockerfile", f"docker://{REF}")
+
+
+def _git(cwd: Path, *args: str, env: dict[str, str]) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60
+    ).stdout.strip()
+
+
+def test_the_release_step_tags_a_commit_whose_action_runs_the_image(tmp_path: Path) -> None:
+    """The `run:` script of release.yml's last step, run with bash on a clone whose origin is a local
+    bare repository: the version tag moves to the release commit, the major tag follows, both pushed."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    (step,) = [s for s in workflow["jobs"]["release"]["steps"] if "run" in s]
+    env = {
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+        "HOME": str(tmp_path / "home"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.invalid",
+        "GIT_COMMITTER_NAME": "dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.invalid",
+    }
+    (tmp_path / "home").mkdir()
+    # no identity but the one the step sets (git would otherwise guess one from the host)
+    (tmp_path / "home" / ".gitconfig").write_text("[user]\n\tuseConfigOnly = true\n", "utf-8")
+    work, origin = tmp_path / "work", tmp_path / "origin.git"
+    work.mkdir()
+    (work / "ci" / "release").mkdir(parents=True)
+    (work / "ci" / "release" / "pin-image").write_bytes(SCRIPT.read_bytes())
+    (work / "action.yml").write_bytes((ROOT / "action.yml").read_bytes())
+    _git(work, "init", "-q", "-b", "main", env=env)
+    _git(work, "add", ".", env=env)
+    _git(work, "commit", "-qm", "the tagged commit", env=env)
+    tagged = _git(work, "rev-parse", "HEAD", env=env)
+    _git(tmp_path, "init", "-q", "--bare", str(origin), env=env)
+    _git(work, "remote", "add", "origin", str(origin), env=env)
+    _git(work, "tag", "v1.4.2", env=env)
+    _git(work, "push", "-q", "origin", "main", "v1.4.2", env=env)
+    _git(work, "checkout", "-q", "--detach", "v1.4.2", env=env)
+    summary = tmp_path / "summary.md"
+    step_env = {
+        **{k: v for k, v in env.items() if not k.startswith(("GIT_AUTHOR_", "GIT_COMMITTER_"))},
+        **{k: str(v) for k, v in step["env"].items() if not str(v).startswith("${{")},
+        "IMAGE": REF,
+        "VERSION": "v1.4.2",
+        "TOKEN": "ghs_notUsedByALocalOrigin0123",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_REPOSITORY": "example-owner/ci-autofix",
+    }
+
+    proc = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", step["run"]],
+        cwd=work,
+        env=step_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    release = _git(origin, "rev-parse", "v1.4.2^{commit}", env=env)
+    assert release != tagged
+    assert _git(origin, "rev-parse", "v1^{commit}", env=env) == release
+    assert _git(origin, "rev-parse", f"{release}^", env=env) == tagged
+    assert _git(origin, "rev-parse", "main", env=env) == tagged  # main is not touched
+    released = yaml.safe_load(_git(origin, "show", f"{release}:action.yml", env=env))
+    assert released["runs"]["image"] == f"docker://{REF}"
+    assert _git(origin, "diff", "--name-only", tagged, release, env=env) == "action.yml"
+    assert REF in summary.read_text(encoding="utf-8")
