@@ -46,8 +46,12 @@ FROM ${BASE}
 # action runs needs them (tests/container/test_slim_image.py runs each one in the image, push and fetch
 # over smart HTTP included). They are removed in the same layer as the install, so their ~52 MB never
 # land in the image; only the packages this install added go (the base's perl-base stays: Essential).
-# Caveat: apt now reports git's dependencies unmet, so a setup-command that installs packages must
-# repair first: `apt-get install -y --fix-broken && apt-get install -y PKG` (puts perl back).
+# apt stays consistent: a local stand-in package, ci-autofix-git-without-perl (built here with dpkg-deb,
+# no files), provides perl, liberror-perl and git-man (git's exact version), so dpkg purges them
+# without --force-depends and `apt-get check` passes; a setup-command's `apt-get install -y PKG` works
+# as on any Debian (tests/container/test_slim_image.py). Trade-off: a package that depends on plain,
+# unversioned `perl` gets no perl (`apt-get install -y perl` brings the real one back); the perl
+# libraries checked (libtext-csv-perl) still pull it in.
 # git ships three programs twice, in /usr/bin and /usr/lib/git-core (git, git-shell, scalar: 8.8 MB);
 # identical copies become hard links (same bytes: dpkg --verify finds no changed file).
 # The checkout belongs to the runner's uid (1001) and the action runs as root: without safe.directory
@@ -60,8 +64,18 @@ RUN dpkg-query -W -f '${Package}\n' > /tmp/pkgs-before \
  && grep -E '^(perl|perl-modules-.*|libperl5.*|liberror-perl|git-man|libgdbm.*)$' /tmp/pkgs-after \
       > /tmp/pkgs-perl \
  && grep -vxF -f /tmp/pkgs-before /tmp/pkgs-perl > /tmp/pkgs-drop \
- && xargs dpkg --purge --force-depends < /tmp/pkgs-drop \
- && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old /tmp/pkgs-* \
+ && mkdir -p /tmp/stub/DEBIAN \
+ && printf '%s\n' 'Package: ci-autofix-git-without-perl' 'Version: 1' 'Architecture: all' 'Multi-Arch: foreign' \
+      'Maintainer: ci-autofix <dev@example.invalid>' 'Section: misc' 'Priority: optional' \
+      "Provides: perl, liberror-perl, git-man (= $(dpkg-query -W -f '${Version}' git))" \
+      'Description: stands in for perl, liberror-perl and git-man in the ci-autofix image' \
+      ' No git command the action runs needs them; apt-get install perl brings the real perl back.' \
+      > /tmp/stub/DEBIAN/control \
+ && dpkg-deb --build /tmp/stub /tmp/stub.deb >/dev/null \
+ && dpkg -i /tmp/stub.deb \
+ && xargs dpkg --purge < /tmp/pkgs-drop \
+ && apt-get check \
+ && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old /tmp/pkgs-* /tmp/stub* \
  && for f in git git-shell scalar; do \
       if cmp -s "/usr/bin/$f" "/usr/lib/git-core/$f"; then ln -f "/usr/bin/$f" "/usr/lib/git-core/$f"; fi; \
     done \

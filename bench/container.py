@@ -13,7 +13,21 @@ call. Median of N runs, beside two baselines run the same way in the same image:
 
     .venv/bin/python bench/container.py --image localhost/ci-autofix:ci --runs 7
 
-Needs root and podman (build the image first: ci/container/check or ci/container/build).
+`--image-cost` measures instead what the image costs every job that uses the action, as a user sees
+it, side by side in one run:
+
+- `build`: what `runs.image: Dockerfile` costs: `podman build` of the repository's Dockerfile into
+  an empty podman store (its own `--root` in a temp dir: no layer cache). The base cannot be pulled
+  here, so the local stand-in (`--base`, made by ci/container/make-base) is copied into that store
+  first, not timed: a runner also pulls python:3.13-slim (about 45 MB compressed) on top of this;
+- `pull`: what `image: docker://...@sha256:...` costs: the image pushed once (not timed: that is the
+  release) to Debian's docker-registry started on 127.0.0.1 with its storage in the temp dir, then
+  pulled by digest into another empty store, gzip-compressed as docker's default push makes it.
+
+    .venv/bin/python bench/container.py --image localhost/ci-autofix:ci --image-cost
+
+Needs root and podman (build the image first: ci/container/check or ci/container/build); the image
+cost also needs docker-registry (ci/container/setup-tools). The machine's podman store is only read.
 """
 
 from __future__ import annotations
@@ -22,12 +36,14 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -168,15 +184,139 @@ def image_size(image: str) -> int:
     return int(out.stdout.strip())
 
 
+def _podman(store: Path, *args: str) -> list[str]:
+    """A podman command on a store of its own (never the machine's)."""
+    return ["podman", "--root", str(store / "root"), "--runroot", str(store / "run"), *args]
+
+
+def _timed(argv: list[str], what: str, timeout: int = 1800) -> float:
+    start = time.monotonic()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{what} failed (exit {proc.returncode}): {' '.join(argv)}\n{proc.stderr[-3000:]}")
+    return time.monotonic() - start
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalRegistry:
+    """Debian's docker-registry on 127.0.0.1:<free port>, storage in `root`, stopped by its pid."""
+
+    def __init__(self, root: Path) -> None:
+        if shutil.which("docker-registry") is None:
+            raise SystemExit("docker-registry is not installed: run ci/container/setup-tools")
+        self.address = f"127.0.0.1:{_free_port()}"
+        config = root / "registry.yml"
+        config.write_text(
+            "version: 0.1\nlog:\n  level: warn\n  accesslog:\n    disabled: true\n"
+            f"storage:\n  filesystem:\n    rootdirectory: {root / 'registry'}\n"
+            f"http:\n  addr: {self.address}\n  secret: ci-autofix-bench-local-only\n"
+        )
+        self._log = (root / "registry.log").open("w")
+        self._proc = subprocess.Popen(
+            ["docker-registry", "serve", str(config)], stdout=self._log, stderr=self._log
+        )
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://{self.address}/v2/", timeout=2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.close()
+        raise SystemExit(
+            f"docker-registry did not answer on {self.address} within 10 s: see {root / 'registry.log'}"
+        )
+
+    def close(self) -> None:
+        self._proc.terminate()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._log.close()
+
+
+def image_cost(image: str, base: str, runs: int) -> dict[str, list[float]]:
+    """Seconds per job: building the Dockerfile with no layer cache vs pulling the pushed image by digest."""
+    rows: dict[str, list[float]] = {"build": [], "pull": []}
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-image-cost-") as tmp:
+        root = Path(tmp)
+        registry = LocalRegistry(root)
+        stores: list[Path] = []
+        try:
+            digest_file = root / "digest"
+            _timed(
+                [
+                    "podman", "push", "-q", "--tls-verify=false", "--digestfile", str(digest_file),
+                    image, f"docker://{registry.address}/ci-autofix:bench",
+                ],
+                "podman push to the local registry",
+            )  # fmt: skip
+            pulled = f"{registry.address}/ci-autofix@{digest_file.read_text().strip()}"
+            base_tar = root / "base.tar"
+            _timed(["podman", "save", "-q", "-o", str(base_tar), base], f"podman save {base}")
+            for n in range(runs):  # interleaved, so drift on a shared machine hits both rows alike
+                pull_store, build_store = root / f"pull-{n}", root / f"build-{n}"
+                stores += [pull_store, build_store]
+                rows["pull"].append(
+                    _timed(_podman(pull_store, "pull", "-q", "--tls-verify=false", pulled), "podman pull")
+                )
+                _timed(_podman(build_store, "load", "-q", "-i", str(base_tar)), "podman load of the base")
+                build = [
+                    "build", "-q", "--pull=never", "--network", "host", "--build-arg", f"BASE={base}",
+                    "-t", "localhost/ci-autofix:image-cost", "-f", str(ROOT / "Dockerfile"), str(ROOT),
+                ]  # fmt: skip
+                rows["build"].append(_timed(_podman(build_store, *build), "podman build"))
+                for store in (pull_store, build_store):  # free the disk before the next pair
+                    subprocess.run(_podman(store, "rmi", "-af"), capture_output=True, check=False)
+        finally:
+            registry.close()
+            for store in stores:
+                subprocess.run(_podman(store, "rmi", "-af"), capture_output=True, check=False)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--image", default="localhost/ci-autofix:ci")
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--runs", type=int, help="runs to take the median of (default 7; 1 with --image-cost)"
+    )
     parser.add_argument("--summary-line", action="store_true", help="print one line: the entrypoint's median")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--image-cost",
+        action="store_true",
+        help="per-job image cost instead: Dockerfile build with no cache vs pull by digest (default 1 run)",
+    )
+    parser.add_argument(
+        "--base", default="localhost/python-base:trixie", help="the base for --image-cost's build"
+    )
     ns = parser.parse_args(argv)
     if shutil.which("podman") is None:
         raise SystemExit("podman is not installed: run ci/container/setup-tools")
+    if ns.image_cost:
+        runs = ns.runs or 1
+        cost = image_cost(ns.image, ns.base, runs)
+        if ns.json:
+            print(json.dumps({"image": ns.image, "base": ns.base, "runs": runs, "samples_s": cost}, indent=2))
+            return 0
+        print(f"image {ns.image}: {image_size(ns.image) / 1e6:.0f} MB; per job, median of {runs}:")
+        labels = {
+            "build": "runs.image: Dockerfile (build, no cache)",
+            "pull": "image: docker://...@sha256 (pull)",
+        }
+        for name, values in cost.items():
+            spread = f"{min(values):.1f}-{max(values):.1f}"
+            print(f"  {labels[name]:<42} {statistics.median(values):6.1f} s   (range {spread} s)")
+        print("  (the build also pulls the base on a runner; here the local stand-in is loaded untimed)")
+        return 0
+    ns.runs = ns.runs or 7
     with tempfile.TemporaryDirectory(prefix="ci-autofix-bench-") as tmp:
         workspace, head = checkout(Path(tmp) / "workspace")
         event = Path(tmp) / "event.json"

@@ -1,4 +1,5 @@
-"""What the Dockerfile strips to keep the image small is not needed by the action (issue 6: ≤ 250 MB).
+"""What the Dockerfile strips to keep the image small is not needed by the action (issue 6: ≤ 250 MB),
+and the image stays a normal Debian system: apt installs packages with no repair line (issue 16).
 
 - git is installed without perl, liberror-perl and git-man: every git command the action runs works
   in the image, fetch and push over smart HTTP to the GitHub emulator included;
@@ -188,3 +189,26 @@ def test_pygithub_makes_token_requests_without_cryptography(
     assert got["default-branch"] == "main"
     # the emulator answered an authenticated request (it refuses unknown tokens with 401)
     assert any(r.path.endswith(f"/repos/{REPO}") and r.status == 200 for r in emu.api_requests("GET"))
+
+
+APT_SCRIPT = r"""
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+apt-get check >/dev/null && echo "check-before=ok"
+dpkg-query -W -f '${db:Status-Abbrev}' perl 2>/dev/null | grep -q '^ii' && echo "perl=installed" || echo "perl=absent"
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends jq >/dev/null
+echo "jq=$(jq -n '1 + 1')"
+apt-get check >/dev/null && echo "check-after=ok"
+"""
+
+
+def test_apt_installs_a_package_with_no_repair_line(image: str) -> None:
+    """What a `setup-command` does: `apt-get install -y PKG` in the image, with nothing first (issue 16:
+    the perl purge once left git's dependencies unmet, and this needed `--fix-broken`). Needs a
+    Debian mirror reachable from the container, as on GitHub's runners."""
+    proc = _podman_run(image, APT_SCRIPT, {})
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = _values(proc.stdout)
+    assert got == {"check-before": "ok", "perl": "absent", "jq": "2", "check-after": "ok"}, proc.stdout
