@@ -265,6 +265,19 @@ def test_the_description_names_each_runner_and_its_options() -> None:
     assert "-p evil" not in text and "--rootdir" not in text
 
 
+def test_the_run_tool_documents_the_grammar_only_when_a_runner_is_allowed(tmp_path: Path) -> None:
+    def description(allowed: list[str], *, allow_shell: bool = False) -> str:
+        toolbox = Toolbox(
+            Sandbox(tmp_path), allowed_commands=allowed, allow_shell=allow_shell, command_timeout=5
+        )
+        [run] = [d for d in toolbox.definitions() if d["name"] == "run"]
+        return str(run["description"])
+
+    assert "- `go test [./PKG/...] -run REGEX" in description(["go test ./...", "ruff check ."])
+    assert "Also allowed" not in description(["ruff check ."])
+    assert "Also allowed" not in description(["go test ./..."], allow_shell=True)
+
+
 # ---- through the real sandbox, via the Toolbox ---------------------------------------------------------------
 def project(tmp_path: Path, files: dict[str, str]) -> Path:
     repo = tmp_path / "repo"
