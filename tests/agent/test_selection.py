@@ -174,6 +174,9 @@ REFUSED = [
     # npm/jest/vitest
     ("npm test -t adds", "only after `--`"),
     ("npm test --prefix /tmp -- -t adds", "only after `--`"),
+    ("npm test -- -t 'a;id'", "`npm` runs the script through a shell"),
+    ("npm test -- -t '$(id)'", "`npm` runs the script through a shell"),
+    ('npm test -- -t "it\'s"', "`npm` runs the script through a shell"),
     ("npm test -- --require ./evil.js", "`--require` is refused: it loads code"),
     ("npm test -- -r ./evil.js", "`-r` is refused: it loads code"),
     ("npx jest -r./evil.js", "`-r./evil.js` is refused: it loads code"),

@@ -20,8 +20,10 @@ so the agent can run one failing test instead of the whole suite. What counts:
   vitest test files, go packages) must resolve inside the repository (`inside`, the sandbox's
   check: no `..` escape, no absolute path outside, no symlink out) and not into `.git`.
 
-Decisions: pytest `@FILE` (arguments read from a file) is refused; `--basetemp` is refused wherever it points (pytest empties that directory);
-go `-args` is refused (the rest of the line would go to the test binary unchecked); cargo
+Decisions: pytest `@FILE` is refused (pytest would read more arguments from the file), and
+`--basetemp` wherever it points (pytest empties that directory); npm, pnpm and yarn run the
+script through `sh`, so an argument after their `--` may hold no shell character at all, quoted
+or not; go `-args` is refused (the rest of the line would go to the test binary unchecked); cargo
 `--manifest-path`, `--target-dir`, `--config` and `-Z` are refused (`-p CRATE` selects a
 workspace member); after cargo's `--` only libtest's selection and output flags are accepted.
 """
@@ -110,6 +112,9 @@ def _runner(command: str) -> Runner | None:
 # ---- shell syntax ----------------------------------------------------------------------------------
 _OPERATORS = frozenset(";|&<>()`")
 _GLOB = frozenset("*?[")
+_SCRIPT_SHELL = re.compile(
+    r"[;|&<>()$`\\\"'*?\[\]{}~#!]"
+)  # what sh could read in a package script's argument
 
 
 def shell_syntax(command: str) -> str | None:
@@ -347,6 +352,11 @@ def check(command: str, found: Sequence[Runner], inside: Callable[[str], object]
         if rest and rest[0] != "--":
             raise Refused(
                 f"`{runner.line}` passes arguments to the tests only after `--`: `{runner.line} -t NAME`"
+            )
+        if quoted := next((a for a in rest[1:] if _SCRIPT_SHELL.search(a)), None):
+            raise Refused(
+                f"`{quoted}`: `{runner.prefix[0]}` runs the script through a shell; arguments after `--` "
+                "may not hold shell characters, even quoted"
             )
         _arguments(runner, _JS, rest[1:], inside)
     elif runner.kind is Kind.CARGO and "--" in rest:
