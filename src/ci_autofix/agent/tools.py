@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import shlex
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.files import list_tree
 from ci_autofix.agent.files import search as search_files
 from ci_autofix.agent.model import Confidence, ThreadReport
+from ci_autofix.agent.selection import NotARunner, Refused, grammar_text, runners
+from ci_autofix.agent.selection import check as check_selection
 from ci_autofix.reap import Survivors
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox, SandboxViolation, command_argv
@@ -221,12 +224,15 @@ class Toolbox:
         self.finished: Finish | None = None
         self.commands_run: list[tuple[str, int | None]] = []
         self.editor = TextEditor(sandbox)
+        self.runners = runners(self.allowed.values())
         if allow_shell:
             rule = "Any shell command is allowed (bash -e -o pipefail)."
         elif self.allowed:
             rule = "Only these exact commands are allowed:\n" + "\n".join(
                 f"- `{c}`" for c in self.allowed.values()
             )
+            if self.runners:
+                rule += "\n" + grammar_text(self.runners)
         else:
             rule = "No command is allowed in this repository's configuration."
         self.tools = {
@@ -306,20 +312,36 @@ class Toolbox:
         Use it to reproduce the failure before changing anything and to verify the fix after.
 
         Args:
-            command: The command line, exactly as listed below.
+            command: The command line, exactly as listed below (or a test runner's selection, as below).
         """
         key = _normal(command)
-        if not self.allow_shell and key not in self.allowed:
-            listed = ", ".join(f"`{c}`" for c in self.allowed.values()) or "none"
-            raise ToolFailure(
-                f"`{command}` is not an allowed command. Allowed: {listed}. Arbitrary commands "
-                "need `allow-shell: true` in the workflow, which only the repository's owners can set."
-            )
-        line = self.allowed.get(key, command)
-        result = self.sandbox.run(command_argv(line), timeout=self.command_timeout)
+        if self.allow_shell or key in self.allowed:
+            line = self.allowed.get(key, command)
+            argv = command_argv(line)
+        else:
+            argv = self._selection(command)
+            line = shlex.join(argv)
+        result = self.sandbox.run(argv, timeout=self.command_timeout)
         self.commands_run.append((line, result.exit_code))
         status = result.describe() + (" (output shortened)" if result.truncated else "")
         return f"$ {line}\n[{status}]\n{result.output}"
+
+    def _selection(self, command: str) -> list[str]:
+        """The argv of an allowed test runner with selection arguments, or a `ToolFailure` saying why not."""
+        listed = ", ".join(f"`{c}`" for c in self.allowed.values()) or "none"
+        shell = (
+            "Arbitrary commands need `allow-shell: true` in the workflow, which only the repository's "
+            "owners can set."
+        )
+        try:
+            return check_selection(command, self.runners, self.sandbox.relative)
+        except NotARunner:
+            raise ToolFailure(f"`{command}` is not an allowed command. Allowed: {listed}. {shell}") from None
+        except Refused as exc:
+            raise ToolFailure(
+                f"`{command}` is not an allowed command, nor an allowed test runner with test-selection "
+                f"arguments: {exc}"
+            ) from None
 
     def finish(
         self, summary: str, root_cause: str, confidence: Confidence, notes_left_as_is: list[str] | None = None
