@@ -124,6 +124,7 @@ SCRIPT_LINE_PREFIX = "\x1b[36;1m"
 EXIT_RE = re.compile(r"^##\[error\]Process completed with exit code (?P<code>\d+)\.?$")
 
 
+MAX_CLEAN_LINES = 8192  # cleaned lines memoised at most (the memo is emptied when full)
 EXIT_MARKER = b"##[error]process completed with exit code"
 MAX_EXITS = 99
 
@@ -230,6 +231,8 @@ class LogView:
     def clean(self, i: int) -> str:
         line = self._clean.get(i)
         if line is None:
+            if len(self._clean) >= MAX_CLEAN_LINES:  # memoised by the last few thousand lines asked for
+                self._clean.clear()
             line = clean_line(self.file.line(i))
             self._clean[i] = line
         return line
