@@ -153,9 +153,9 @@ def test_jobs_are_paginated_past_one_hundred(world: World) -> None:
     assert [parse_qs(r.query).get("page", ["1"]) for r in pages] == [["1"], ["2"]]
 
 
-def test_job_log_follows_the_redirect_without_authorization(world: World) -> None:
+def test_job_log_follows_the_redirect_without_authorization(world: World, tmp_path: Path) -> None:
     run = failing_run(world)
-    log = world.gh.job_log(run.jobs[0].id)  # type: ignore[attr-defined]
+    log = world.gh.job_log(run.jobs[0].id, tmp_path / "job.log").read_bytes()  # type: ignore[attr-defined]
     assert log == b"\xef\xbb\xbf2026-01-01T00:00:00.0000000Z lint log\n"
     api = world.emu.api_requests("GET", r"/logs$")
     blob = [r for r in world.emu.requests if r.server == "blob"]
@@ -171,26 +171,27 @@ def test_job_log_sends_no_credentials_even_from_netrc(
     netrc.chmod(0o600)
     monkeypatch.setenv("NETRC", str(netrc))
     run = failing_run(world)
-    assert world.gh.job_log(run.jobs[0].id).endswith(b"lint log\n")  # type: ignore[attr-defined]
+    log = world.gh.job_log(run.jobs[0].id, tmp_path / "job.log")  # type: ignore[attr-defined]
+    assert log.read_bytes().endswith(b"lint log\n")
     assert [r.status for r in world.emu.requests if r.server == "blob"] == [200]
 
 
-def test_expired_log_halts(world: World) -> None:
+def test_expired_log_halts(world: World, tmp_path: Path) -> None:
     run = failing_run(world)
     job_id = run.jobs[0].id  # type: ignore[attr-defined]
     world.emu.expire_logs(job_id)
     with pytest.raises(Halt) as caught:
-        world.gh.job_log(job_id)
+        world.gh.job_log(job_id, tmp_path / "job.log")
     assert caught.value.reason is HaltReason.LOGS_EXPIRED
     assert "90 days" in caught.value.message and "too old" in caught.value.message
 
 
-def test_missing_log_halts(world: World) -> None:
+def test_missing_log_halts(world: World, tmp_path: Path) -> None:
     run = failing_run(world)
     job_id = run.jobs[0].id  # type: ignore[attr-defined]
     world.emu.remove_logs(job_id)
     with pytest.raises(Halt) as caught:
-        world.gh.job_log(job_id)
+        world.gh.job_log(job_id, tmp_path / "job.log")
     assert caught.value.reason is HaltReason.LOGS_UNAVAILABLE
     assert "404" in caught.value.message
 

@@ -71,3 +71,30 @@ def test_through_the_project_cli() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["failures"][0]["file"] == "tests/test_calc.py"
+
+
+def test_a_long_log_on_stdin_is_read_to_its_end(tmp_path: Path) -> None:
+    # 3 MB of build output before the failure: standard input is spooled to a file whole (in
+    # 1 MiB copies), so the failure at the end is in the excerpt, as it is from the file itself
+    build = b"".join(b"2026-08-14T06:00:00.0000000Z compiling module %d\n" % i for i in range(70_000))
+    log = build + SYNTHETIC.read_bytes()
+    assert len(build) > 3_000_000
+    path = tmp_path / "job.log"
+    path.write_bytes(log)
+    from_stdin, from_file = triage("-", stdin=log), triage(str(path))
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert b"E       assert 3 == 4" in from_stdin.stdout
+    assert from_stdin.stdout == from_file.stdout
+
+
+def test_a_log_that_is_only_whitespace_is_empty_however_long(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.log"
+    blank.write_bytes(b" \n\t\r\n" * 600_000)  # 3 MB: past the head that is sniffed
+    done = triage(str(blank))
+    assert done.returncode == 2
+    assert f"The log {blank} is empty.".encode() in done.stderr
+    late = tmp_path / "late.log"
+    late.write_bytes(b" \n" * 600_000 + SYNTHETIC.read_bytes())  # text after a long blank head
+    done = triage(str(late))
+    assert done.returncode == 0, done.stderr
+    assert b"E       assert 3 == 4" in done.stdout

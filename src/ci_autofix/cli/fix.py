@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ci_autofix.cli.flags import add_settings_arguments, settings_overrides
-from ci_autofix.cli.io import read_log
+from ci_autofix.cli.io import log_file
 from ci_autofix.errors import Halt
 from ci_autofix.flows.halts import ended_locally, local_words
 from ci_autofix.flows.local import fix
@@ -63,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from ci_autofix.secret_env import withdraw
 
     withdraw(settings.secrets())  # held in memory from here on
-    log = read_log(args.log, example="gh run view <id> --log-failed | ci-autofix fix -")
     try:
-        proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
+        with log_file(args.log, example="gh run view <id> --log-failed | ci-autofix fix -") as log:
+            proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
     except Halt as halt:
         return ended_locally(halt, runner)
     print_report(proposal, branch, runner, args.repo)

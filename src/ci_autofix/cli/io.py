@@ -1,13 +1,19 @@
 """What the local commands read: a file named on the command line, or standard input (`-`).
 
 A log must be text: an empty or binary one is refused with what to pass instead, so no command
-reports "0 failures" on a log that was never there.
+reports "0 failures" on a log that was never there. A log is handed on as a path and never read
+whole: a file is checked from its head, standard input is first spooled to a temporary file.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from ci_autofix.errors import UserError
 
@@ -34,25 +40,59 @@ def read_input(source: str, *, what: str, example: str) -> bytes:
 SAVE_A_LOG = "gh run view <run-id> --log-failed > ci.log"
 # How much of a log is looked at to tell text from binary data (git looks at 8000 bytes for NUL).
 _SNIFF = 64 * 1024
+_COPY_BYTES = 1 << 20
 
 
-def read_log(source: str, *, example: str) -> bytes:
-    """The bytes of the CI log `source` (a path or `-`), refused when empty or not text."""
-    data = read_input(source, what="log", example=example)
+@contextmanager
+def log_file(source: str, *, example: str) -> Iterator[Path]:
+    """The path of the CI log `source` (a path, or `-`: standard input streamed to a temporary
+    file that is removed on exit), refused when empty or not text. The log is never read whole."""
+    if source != "-":
+        path = Path(source)
+        try:
+            with path.open("rb") as stream:
+                _check_log(stream, source)
+        except OSError as exc:
+            raise UserError(
+                f"Cannot read the log {source}: {exc.strerror or exc}.",
+                "Pass the path of a saved log file, or - to read standard input.",
+            ) from None
+        yield path
+        return
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UserError(
+            "No log was given and standard input is a terminal.",
+            f"Pass a log file, or pipe one in: `{example}`.",
+        )
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-log-") as tmp:
+        path = Path(tmp) / "stdin.log"
+        with path.open("wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out, _COPY_BYTES)
+        with path.open("rb") as stream:
+            _check_log(stream, "-")
+        yield path
+
+
+def _check_log(stream: BinaryIO, source: str) -> None:
+    """Refuse a log that is empty (or only whitespace) or binary, from its head (and, for blank
+    logs, as far as the first character that is not whitespace)."""
     name = "on standard input" if source == "-" else source
-    if not data.strip():
+    head = stream.read(_SNIFF)
+    block = head
+    while block and not block.strip():
+        block = stream.read(_COPY_BYTES)
+    if not block.strip():
         raise UserError(
             f"The log {name} is empty.",
             f"Pass the log of a failed job, saved with `{SAVE_A_LOG}` or from the job's page (⋯ → View raw logs).",
         )
-    if kind := binary_kind(data):
+    if kind := binary_kind(head):
         remedy = {
             "a zip archive": "GitHub's log download for a whole run is a zip of one file per job: unzip it "
             "and pass the failed job's .txt file.",
             "gzip-compressed": "Decompress it first (`gunzip -k FILE`) and pass the text.",
         }.get(kind, f"Pass the text log of a failed job, saved with `{SAVE_A_LOG}`.")
         raise UserError(f"The log {name} is {kind}, not the text of a CI log.", remedy)
-    return data
 
 
 def binary_kind(data: bytes) -> str | None:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ci_autofix.cli.io import read_log
+from ci_autofix.cli.io import log_file
 from ci_autofix.errors import UserError
 from ci_autofix.triage.jobs import DEFAULT_MAX_TOKENS, diagnose
 
@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max_tokens < 1:
         raise UserError(f"--max-tokens must be at least 1, got {args.max_tokens}", "pass a positive budget")
-    log = read_log(args.file, example="gh run view <id> --log-failed | ci-autofix triage -")
-    diagnosis = diagnose(log, max_tokens=args.max_tokens)
+    with log_file(args.file, example="gh run view <id> --log-failed | ci-autofix triage -") as log:
+        diagnosis = diagnose(log, max_tokens=args.max_tokens)
     out = sys.stdout
     if args.format == "json":
         json.dump(diagnosis.to_json(), out, indent=2, ensure_ascii=False)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fa
 
 
 def fix(
-    repo: Path, log: bytes, settings: Settings, runner: Runner, *, branch: str | None = None
+    repo: Path, log: bytes | Path, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch, by the
     identity your git commits with in `repo` (`user.name`, `user.email`), else by the Action's bot."""

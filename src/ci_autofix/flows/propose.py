@@ -54,11 +54,14 @@ class _Seen:
     lineage: Lineage | None = None
     run_url: str = ""
     name: str = "run"  # of the files that keep a halted attempt's work
+    logs: Path | None = None  # the failed jobs' logs, downloaded there; removed when the flow ends
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     runner.mask(settings.secrets())  # done already by the entrypoint; `runner.redact` needs them
     seen = _Seen()
+    logs = tempfile.TemporaryDirectory(prefix="ci-autofix-logs-")
+    seen.logs = Path(logs.name)
     try:
         return _propose(settings, clients, runner, seen)
     except Halt as halt:
@@ -75,6 +78,8 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         summary = report.summary(outcome, diagnosis=seen.diagnosis)
         runner.summary(summary + (f"\n{kept.summary(halt.kept)}\n" if halt.kept else ""))
         return outcome
+    finally:
+        logs.cleanup()
 
 
 def keep_work(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
@@ -156,7 +161,7 @@ def _attempt(
     from ci_autofix.ladder.workarea import workarea
 
     runner.stage("downloading the failed jobs' logs")
-    diagnosis, jobs = _triage(gh, event, settings)
+    diagnosis, jobs = _triage(gh, event, settings, seen.logs)
     seen.diagnosis = diagnosis
     commands = _workflow_commands(git, event, jobs)
     if diagnosis.is_infra:
@@ -282,7 +287,7 @@ def _stuck(
     """At the cap: the stuck report (with this failure's excerpt) for a human, then the halt."""
     run = event.run
     runner.stage("attempts exhausted: reporting for a human")
-    diagnosis, _ = _triage(gh, event, settings)
+    diagnosis, _ = _triage(gh, event, settings, seen.logs)
     seen.diagnosis = diagnosis
     body = stuck.render(
         line,
@@ -467,7 +472,7 @@ def _ask(
     """`ask-first`: triage only, then the comment that asks whether to attempt a fix, and the halt."""
     run = event.run
     runner.stage("ask-first: triaging the failure for a person to decide on")
-    diagnosis, jobs = _triage(gh, event, settings)
+    diagnosis, jobs = _triage(gh, event, settings, seen.logs)
     seen.diagnosis = diagnosis
     locate_failures(diagnosis, git.repo)
     runner.annotate(diagnosis.failures)
@@ -552,14 +557,20 @@ def _context(settings: Settings, event: WorkflowRunEvent) -> report.RunContext:
     )
 
 
-def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
-    return triage_run(gh, event.run.id, event.run.run_attempt, settings)
+def _triage(
+    gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings, logs: Path | None
+) -> tuple[Diagnosis, list[JobInfo]]:
+    if logs is None:
+        raise RuntimeError("the flow made no directory for the logs")
+    return triage_run(gh, event.run.id, event.run.run_attempt, settings, logs)
 
 
 def triage_run(
-    gh: GitHubAPI, run_id: int, run_attempt: int, settings: Settings
+    gh: GitHubAPI, run_id: int, run_attempt: int, settings: Settings, logs: Path
 ) -> tuple[Diagnosis, list[JobInfo]]:
-    """The failed jobs of one attempt of a run, and the diagnosis of their logs and annotations."""
+    """The failed jobs of one attempt of a run, and the diagnosis of their logs and annotations.
+    Each job's log is streamed to `logs/job-<id>.log` (kept until the flow ends, for whatever reads
+    the whole log later) and triaged from there."""
     jobs = gh.failed_jobs(run_id, run_attempt)
     if not jobs:
         raise Halt(
@@ -568,7 +579,8 @@ def triage_run(
             "(it may have been re-run since): nothing to fix.",
         )
     diagnosis = diagnose_jobs(
-        [(job.name, gh.job_log(job.id)) for job in jobs], max_tokens=settings.max_log_tokens
+        [(job.name, gh.job_log(job.id, logs / f"job-{job.id}.log")) for job in jobs],
+        max_tokens=settings.max_log_tokens,
     )
     located = {(f.file, f.line) for f in diagnosis.failures}
     for job in jobs:

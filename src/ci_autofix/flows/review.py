@@ -108,9 +108,10 @@ def _review(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -
     from ci_autofix.ladder.workarea import workarea
 
     with tempfile.TemporaryDirectory(prefix="ci-autofix-review-") as root:
-        git, merge_base = _fetch(Path(root), settings, pull)
+        (Path(root) / "git").mkdir()
+        git, merge_base = _fetch(Path(root) / "git", settings, pull)
         pr_diff = git.diff(merge_base, pull.head_sha)
-        diagnosis, commands = _checks(gh, git, settings, runner, pull, failing)
+        diagnosis, commands = _checks(gh, git, settings, runner, pull, failing, Path(root))
         seen.diagnosis = diagnosis if failing else None
         with workarea(git.repo, pull.head_sha) as area:
             proposal = run_ladder(
@@ -323,7 +324,13 @@ def _merge_base(git: Git) -> str | None:
 
 
 def _checks(
-    gh: GitHubAPI, git: Git, settings: Settings, runner: Runner, pull: PullInfo, failing: list[RunInfo]
+    gh: GitHubAPI,
+    git: Git,
+    settings: Settings,
+    runner: Runner,
+    pull: PullInfo,
+    failing: list[RunInfo],
+    root: Path,
 ) -> tuple[Diagnosis, WorkflowCommands]:
     """What verifies the fix: the failed steps of the head's failing CI runs (their diagnosis is
     the agent's too), and `test-command` (the ladder adds it)."""
@@ -334,7 +341,9 @@ def _checks(
             f"  CI fails on the head: {run.workflow_path} (run {run.id}); its failed steps verify the fix"
         )
         try:
-            found, jobs = triage_run(gh, run.id, run.run_attempt, settings)
+            logs = root / f"logs-{run.id}"  # ours, removed with `root`
+            logs.mkdir(mode=0o700, exist_ok=True)
+            found, jobs = triage_run(gh, run.id, run.run_attempt, settings, logs)
         except Halt:  # no failed job in that attempt (re-run since): nothing to re-run from it
             continue
         if found.is_infra:  # no change would fix it, and re-running it proves nothing about the fix

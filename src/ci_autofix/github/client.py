@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -165,8 +166,9 @@ class GitHub:
         """Jobs of that attempt that concluded `failure` or `timed_out`."""
         return [job for job in self.jobs(run_id, attempt) if job.conclusion in FAILED_CONCLUSIONS]
 
-    def job_log(self, job_id: int) -> bytes:
-        """The raw log of one job (see `logs`: the answer is a redirect to a signed URL)."""
+    def job_log(self, job_id: int, dest: Path) -> Path:
+        """The raw log of one job, streamed into the file `dest` (see `logs`: the answer is a
+        redirect to a signed URL); `dest`."""
         try:
             with api(f"downloading the log of job {job_id}", "actions: read"):
                 headers, _ = self._requester.requestBlobAndCheck(
@@ -177,7 +179,9 @@ class GitHub:
                 raise halt from None
             raise
         s = self.settings
-        return logs.download(job_id, headers, timeout=s.timeout, retries=s.log_retries, backoff=s.log_backoff)
+        return logs.download(
+            job_id, headers, dest, timeout=s.timeout, retries=s.log_retries, backoff=s.log_backoff
+        )
 
     def annotations(self, job_id: int) -> list[AnnotationInfo]:
         """Check-run annotations of a job (a job's id is its check run's id)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -39,19 +40,25 @@ _RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 _RETRYABLE_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 
 
+CHUNK_BYTES = 1 << 20
+
+
 def download(
     job_id: int,
     headers: Mapping[str, Any] | None,
+    dest: Path,
     *,
     timeout: float,
     retries: int = 3,
     backoff: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
-) -> bytes:
-    """The log at the signed URL GitHub redirected to (the `Location` of its answer).
+) -> Path:
+    """The log at the signed URL GitHub redirected to (the `Location` of its answer), streamed
+    into the file `dest` (never held in memory; written again from the start on each try); `dest`.
 
     A connection error, a timeout or a 5xx is tried again up to `retries` times, after
-    `backoff` seconds doubled each time; 404 and 410 halt at once, other answers are errors."""
+    `backoff` seconds doubled each time, also when the connection breaks in the middle of the
+    log; 404 and 410 halt at once, other answers are errors."""
     location = header(headers, "location")
     if not location:
         raise Halt(HaltReason.LOGS_UNAVAILABLE, f"GitHub gave no log location for job {job_id}.")
@@ -64,8 +71,11 @@ def download(
             # a fresh session: proxies come from the environment, credentials from nowhere
             with requests.Session() as session:
                 response = session.get(
-                    location, timeout=timeout, allow_redirects=True, auth=_without_authorization
+                    location, timeout=timeout, allow_redirects=True, auth=_without_authorization, stream=True
                 )
+                with response:
+                    if response.status_code == 200:
+                        _save(response, dest)
         except _RETRYABLE_ERRORS as exc:
             last = _failure(exc, timeout)
             continue
@@ -73,6 +83,11 @@ def download(
             raise UserError(
                 f"The log of job {job_id} could not be downloaded ({type(exc).__name__}).",
                 "Check the runner's network access to GitHub's log storage and re-run the job.",
+            ) from None
+        except OSError as exc:  # after the requests errors, which are OSErrors too
+            raise UserError(
+                f"The log of job {job_id} could not be saved to {dest}: {exc.strerror or exc}.",
+                "Free space in the runner's temporary directory (or point TMPDIR elsewhere) and re-run the job.",
             ) from None
         if response.status_code in _RETRYABLE_STATUS:
             last = f"its last answer was HTTP {response.status_code}"
@@ -88,13 +103,19 @@ def download(
                 "Re-run the job; if it persists, GitHub's log storage "
                 "may be having problems (see githubstatus.com).",
             )
-        return response.content
+        return dest
     raise UserError(
         f"GitHub's log storage did not answer for the log of job {job_id}: {last} "
         f"({tries} {'try' if tries == 1 else 'tries'}).",
         "Re-run this job in a few minutes; if it keeps failing, check the runner's network access to "
         "GitHub's log storage and https://www.githubstatus.com for incidents.",
     )
+
+
+def _save(response: requests.Response, dest: Path) -> None:
+    with dest.open("wb") as out:
+        for block in response.iter_content(CHUNK_BYTES):
+            out.write(block)
 
 
 def _failure(exc: requests.RequestException, timeout: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ci_autofix.redact import redact
 from ci_autofix.triage import classify, excerpt
@@ -199,12 +200,10 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
     """Error lines no parser claimed (with what follows them) and the failed step's or log's tail."""
     spans: list[Span] = []
     failed = failed_ranges(view)
-    in_failed: set[int] = set()
     for first, end in failed:
         spans.append(Span(max(first, end - SUMMARY_LINES), end, 2, rank=0))
         spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
         spans.append(Span(max(first, end - LONG_TAIL_LINES), end, LONG_TAIL_PRIORITY, rank=0))
-        in_failed.update(range(first, end + 1))
     n = len(view)
     anchors = set(view.anchors)
     # a compiler that says it failed because of warnings (`-Werror`) makes its warnings the errors
@@ -220,7 +219,7 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
             continue
         else:
             strength = 2 if HEADLINE_RE.search(line.strip()) else 1
-        if i in in_failed:
+        if any(first <= i <= end for first, end in failed):
             strength += FAILED_STEP_BONUS
         candidates.append((strength, i))
     # nearby error lines form one region; regions are ranked by their strongest line, then by
@@ -318,7 +317,8 @@ def _ranked(found: list[Found]) -> list[Span]:
     return spans
 
 
-def analyse(log: str | bytes, where: str = "") -> Analysis:
+def analyse(log: str | bytes | Path, where: str = "") -> Analysis:
+    """The analysis of one log: raw text or bytes, or the path of a file (read in chunks, never whole)."""
     view = LogView(log)
     analysis = Analysis(view=view)
     examined = _examined(view)
@@ -367,7 +367,7 @@ def dedupe(failures: list[Failure]) -> list[Failure]:
     return list(merged.values())
 
 
-def diagnose_one(log: str | bytes, *, max_tokens: int, where: str = "") -> Diagnosis:
+def diagnose_one(log: str | bytes | Path, *, max_tokens: int, where: str = "") -> Diagnosis:
     analysis = analyse(log, where)
     view = analysis.view
     text = excerpt.build(analysis.spans, view.clean, len(view), max_tokens)

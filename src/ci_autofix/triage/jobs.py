@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from ci_autofix.redact import redact
 from ci_autofix.triage import excerpt
@@ -14,8 +15,9 @@ DEFAULT_MAX_TOKENS = 6000
 MIN_TOKENS = 1
 
 
-def diagnose(log: str | bytes, *, max_tokens: int = DEFAULT_MAX_TOKENS, where: str = "") -> Diagnosis:
-    """The Diagnosis of one raw job log; its excerpt is redacted and within `max_tokens`."""
+def diagnose(log: str | bytes | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS, where: str = "") -> Diagnosis:
+    """The Diagnosis of one raw job log (text, bytes, or a file's path: a file is read in chunks, never
+    whole); its excerpt is redacted and within `max_tokens`."""
     return diagnose_one(log, max_tokens=max(MIN_TOKENS, max_tokens), where=where)
 
 
@@ -24,7 +26,7 @@ def _key(f: Failure) -> tuple[object, ...]:
 
 
 def diagnose_jobs(
-    jobs: Sequence[tuple[str, str | bytes]], *, max_tokens: int = DEFAULT_MAX_TOKENS
+    jobs: Sequence[tuple[str, str | bytes | Path]], *, max_tokens: int = DEFAULT_MAX_TOKENS
 ) -> Diagnosis:
     """Several failed jobs' logs as one Diagnosis.
 
