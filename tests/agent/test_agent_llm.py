@@ -127,7 +127,7 @@ def test_prompts_ship_in_the_package_and_say_the_rules() -> None:
         "Verify forward",
     ):
         assert rule in system, rule
-    task = prompts.render("agent_task", category="test", commands="- `x`", task="")
+    task = prompts.render("agent_task", category="test", commands="- `x`", task="", logs="")
     assert "{{" not in task and "- `x`" in task
     with pytest.raises(KeyError):
         prompts.render("agent_task", category="test")

@@ -26,11 +26,11 @@ class TooSlow(Exception):
 
 
 class Matcher:
-    def __init__(self, pattern: str, *, seconds: float) -> None:
+    def __init__(self, pattern: str, *, seconds: float, ignore_case: bool = False) -> None:
         if len(pattern) > MAX_PATTERN_CHARS:
             raise PatternError(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS}")
         try:
-            self._compiled = regex.compile(pattern, regex.VERSION0)
+            self._compiled = regex.compile(pattern, regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0))
         except regex.error as exc:
             raise PatternError(str(exc)) from None
         self.seconds = seconds
