@@ -41,6 +41,7 @@ from ci_autofix.triage.model import Diagnosis, Failure
 from ci_autofix.triage.workflow import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
+    from ci_autofix.agent.joblogs import JobLog
     from ci_autofix.deliver.suggestion import Delivery
     from ci_autofix.ladder.run import Proposal
 
@@ -156,7 +157,7 @@ def _attempt(
     from ci_autofix.ladder.workarea import workarea
 
     runner.stage("downloading the failed jobs' logs")
-    diagnosis, jobs = _triage(gh, event, settings)
+    diagnosis, jobs, logs = _triage_keeping(gh, event, settings)
     seen.diagnosis = diagnosis
     commands = _workflow_commands(git, event, jobs)
     if diagnosis.is_infra:
@@ -181,6 +182,7 @@ def _attempt(
                 commands=commands.lines,
                 actions=commands.actions,
                 notes=commands.notes,
+                logs=logs,
             ),
             runner,
         )
@@ -545,6 +547,17 @@ def _context(settings: Settings, event: WorkflowRunEvent) -> report.RunContext:
 
 
 def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
+    diagnosis, jobs, _ = _triage_keeping(gh, event, settings)
+    return diagnosis, jobs
+
+
+def _triage_keeping(
+    gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings
+) -> tuple[Diagnosis, list[JobInfo], list[JobLog]]:
+    """The diagnosis of the failed jobs, the jobs, and their logs as downloaded (once: the
+    agent's `logs` tool reads these)."""
+    from ci_autofix.agent.joblogs import JobLog  # with the fix stages: only when they run
+
     run = event.run
     jobs = gh.failed_jobs(run.id, run.run_attempt)
     if not jobs:
@@ -553,9 +566,8 @@ def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple
             f"Attempt {run.run_attempt} of run {run.id} has no failed job "
             "(it may have been re-run since): nothing to fix.",
         )
-    diagnosis = diagnose_jobs(
-        [(job.name, gh.job_log(job.id)) for job in jobs], max_tokens=settings.max_log_tokens
-    )
+    logs = [JobLog(job.name, gh.job_log(job.id)) for job in jobs]
+    diagnosis = diagnose_jobs([(log.name, log.raw) for log in logs], max_tokens=settings.max_log_tokens)
     located = {(f.file, f.line) for f in diagnosis.failures}
     for job in jobs:
         for note in gh.annotations(job.id):
@@ -575,7 +587,7 @@ def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple
                     )
                 )
                 located.add((note.path, note.start_line))
-    return diagnosis, jobs
+    return diagnosis, jobs, logs
 
 
 def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -> WorkflowCommands:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
+from ci_autofix.agent.joblogs import JobLog, JobLogs
 from ci_autofix.agent.loop import Budget
 from ci_autofix.clients import Model
 from ci_autofix.errors import Halt, HaltReason, Kept
@@ -76,6 +77,8 @@ class LadderInput:
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
     author: Identity = BOT  # the fix commit's author and committer
+    # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
+    logs: list[JobLog] = field(default_factory=list)
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
@@ -85,6 +88,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     commands = job.commands
     notes: list[str] = list(job.notes)
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
+    logs = _store_logs(job)
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
     clean = CleanRuns(
         job.area,
@@ -107,7 +111,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
 
     seen = _Seen()
     try:
-        return _climb(job, runner, sandbox, git, clean, plan, notes, seen)
+        return _climb(job, runner, sandbox, git, clean, plan, notes, seen, logs)
     except Halt as halt:
         try:
             kept = _keeping(halt, job, sandbox, git, seen)
@@ -156,6 +160,7 @@ def _climb(
     plan: list[FixerSpec],
     notes: list[str],
     seen: _Seen,
+    logs: JobLogs | None,
 ) -> Proposal:
     """The rungs after reproduction: fixers, the agent, the patch checks."""
     settings, commands, partial = job.settings, job.commands, ""
@@ -171,7 +176,7 @@ def _climb(
     if not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
-            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner)
+            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner, logs)
             seen.agent, seen.verification = agent_result, verification
         elif _changed(git, sandbox, job.head_sha):
             partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
@@ -248,7 +253,7 @@ def _climb(
 
 
 def _agent_rungs(
-    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner
+    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner, logs: JobLogs | None
 ) -> tuple[AgentResult, Verification | None]:
     """The agent, and one more turn with the new output when its fix still fails. Both runs draw
     on one budget, the attempt's: the retry gets what the first run left of `max-turns`,
@@ -263,7 +268,13 @@ def _agent_rungs(
     request = _request(job, context)
     budget = Budget.start(request)
     result = run_agent(
-        request, llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress, budget=budget
+        request,
+        llm=llm,
+        sandbox=sandbox,
+        secrets=job.settings.secrets(),
+        on_turn=progress,
+        budget=budget,
+        logs=logs,
     )
     verification = _verify(sandbox, job, git, clean)
     if verification is not None and verification.outcome == "failed":
@@ -282,6 +293,7 @@ def _agent_rungs(
                 secrets=job.settings.secrets(),
                 on_turn=progress,
                 budget=budget,
+                logs=logs,
             )
             result = replace(retry, transcript=(*result.transcript, *retry.transcript))
         except Halt as halt:
@@ -294,6 +306,14 @@ def _agent_rungs(
             ) from None
         verification = _verify(sandbox, job, git, clean)
     return result, verification
+
+
+def _store_logs(job: LadderInput) -> JobLogs | None:
+    """The failed jobs' logs, normalised and masked, in the work area's `logs/` (ours, outside the
+    copy) for the agent's `logs` tool; None when there is no log or the agent will not run."""
+    if not job.logs or agent_available(job.settings) is not None:
+        return None
+    return JobLogs.write(job.area.logs_dir, job.logs, job.settings.secrets())
 
 
 def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
