@@ -8,6 +8,7 @@ README there); each test stores them in its own temporary directory.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,13 @@ from testing.git import commit, init_repo
 
 from ci_autofix.agent import AgentRequest
 from ci_autofix.agent.failure import ToolFailure
-from ci_autofix.agent.joblogs import READ_CHARS, READ_LINES, SEARCH_SECONDS, JobLog, JobLogs
+from ci_autofix.agent.joblogs import BLOCK_BYTES, READ_CHARS, READ_LINES, SEARCH_SECONDS, JobLog, JobLogs
 from ci_autofix.agent.loop import first_message
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.ladder.workarea import workarea
+from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.triage.normalize import clean_line, to_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "joblogs"
 CLEANUP = (FIXTURES / "cleanup-k8s-stress-001.log").read_bytes()  # `gh` gets HTTP 403 at line 81
@@ -94,6 +97,36 @@ def test_timestamps_colours_and_group_markers_are_gone_from_what_is_read(tmp_pat
     assert "##[endgroup]" not in text and "11: \n" in text  # a marker's line stays, empty: numbers hold
 
 
+@pytest.mark.parametrize("piece_bytes", [64, 1000, 4 * 1024 * 1024])
+def test_each_stored_line_is_the_raw_line_as_triage_cleans_it_however_the_log_is_cut(
+    tmp_path: Path, piece_bytes: int
+) -> None:
+    raw = (
+        b"\xef\xbb\xbf"
+        + b"2026-03-24T10:56:22.1Z \x1b[1;31m"
+        + b"y" * 5000
+        + b"\x1b[0m  \n"
+        + AUDIT
+        + CLEANUP
+    )
+    logs = JobLogs.write(tmp_path / "logs", [JobLog("j", raw)], piece_bytes=piece_bytes)
+    [stored] = logs.jobs
+    expected = [
+        re.sub(r"^##\[(?:group|endgroup)\]", "", clean_line(line)) for line in to_text(raw).split("\n")
+    ]
+    assert stored.path.read_text().split("\n") == redact("\n".join(expected)).split("\n")
+    assert stored.lines == len(expected) - 1 == 1 + 158 + 83
+
+
+def test_a_private_key_cut_across_pieces_is_masked_whole(tmp_path: Path) -> None:
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "".join(f"MIIE{n:04d}pQIBAAKCAQEA7zQ\n" for n in range(40))
+    raw = CLEANUP + (key + "-----END RSA PRIVATE KEY-----\nafter the key\n").encode() + AUDIT
+    logs = JobLogs.write(tmp_path / "logs", [JobLog("j", raw)], piece_bytes=200)
+    stored = logs.jobs[0].path.read_text()
+    assert "MIIE" not in stored and "[REDACTED]\nafter the key\n" in stored
+    assert "Resource not accessible" in stored and "1 vulnerabilities found" in stored
+
+
 def test_a_job_is_found_by_a_part_of_its_name_and_an_unknown_one_is_an_error_naming_the_jobs(
     tmp_path: Path,
 ) -> None:
@@ -162,6 +195,40 @@ def test_a_search_stops_at_max_matches_and_says_so(tmp_path: Path) -> None:
     tools = _toolbox(tmp_path / "s", _store(tmp_path / "s", JobLog("j", separated)))
     text, _ = _call(tools, action="search", pattern="needle", context=1)
     assert "j-3- b\n--\nj-5- d\nj:6: needle 2" in text  # a gap between groups is marked, as grep does
+
+
+def _grep(lines: list[str], pattern: str, context: int) -> list[str]:
+    """What `grep -n -C context` shows, with the job's name: the oracle for a search."""
+    hits = [n for n, line in enumerate(lines, 1) if re.search(pattern, line)]
+    shown = sorted({m for n in hits for m in range(max(1, n - context), min(len(lines), n + context) + 1)})
+    out: list[str] = []
+    for i, n in enumerate(shown):
+        if i and n > shown[i - 1] + 1:
+            out.append("--")
+        out.append(f"j{':' if n in hits else '-'}{n}{':' if n in hits else '-'} {lines[n - 1]}")
+    return out
+
+
+def test_a_search_across_blocks_shows_the_same_lines_as_grep(tmp_path: Path) -> None:
+    width = 32
+    boundary = -(-BLOCK_BYTES // width)  # the last line of the first block
+    # the second block has no match: its first lines are context after one, its last context before one
+    needles = {3, boundary - 1, 2 * boundary + 2, 2 * boundary + 4, 3 * boundary + 5}
+    lines = [
+        (f"needle {n} " if n in needles else f"line {n} ").ljust(width - 1, "x")
+        for n in range(1, 3 * boundary + 7)
+    ]
+    logs = _store(tmp_path, JobLog("j", "\n".join(lines) + "\n"))
+    for pattern, context in (
+        ("needle", 0),
+        ("needle", 3),
+        ("^needle", 3),
+        ("needle [0-9]+ x+$", 1),
+        (r"\Aneedle", 0),
+    ):
+        text = logs.search(pattern, context=context, max_matches=100)
+        body = text.split("\n", 2)[2].removesuffix("\n</untrusted>")
+        assert body.split("\n") == _grep(lines, pattern, context), pattern
 
 
 def test_a_pathological_pattern_ends_with_an_error_not_a_hang(tmp_path: Path) -> None:

@@ -28,15 +28,26 @@ from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.matcher import Matcher, PatternError, TooSlow
 from ci_autofix.agent.prompts import untrusted
 from ci_autofix.redact import redact
-from ci_autofix.triage.normalize import clean_line, shorten, to_text
+from ci_autofix.triage.normalize import (
+    ANSI_RE,
+    CONTROL_RE,
+    GH_CLI_PREFIX_RE,
+    MAX_LINE_CHARS,
+    TIMESTAMP_RE,
+    TRAVIS_FOLD_RE,
+    shorten,
+    to_text,
+)
 
 READ_LINES = 400  # at most this many lines per read
 READ_CHARS = 12_000  # and this many characters (under the tool results' cap, so nothing is cut mid-way)
 SEARCH_SECONDS = 5.0  # one search matches for at most this long, over every line it reads
 MAX_MATCHES = 100
 MAX_CONTEXT = 10
+BLOCK_BYTES = 256 * 1024  # a search tries the pattern on this much of a log at once
 SEARCH_LINE_CHARS = 400  # a matching (or context) line is shown at most this long
-_GROUP_MARKER = re.compile(r"^##\[(?:group|endgroup)\]")
+_GROUP_MARKER = re.compile(r"^##\[(?:group|endgroup)\]", re.M)
+PIECE_BYTES = 4 * 1024 * 1024  # the log is cleaned and masked this much at a time
 MAX_NAME_CHARS = 100  # of a job's name (the repository's words, shown in our own lines)
 _UNSAFE_NAME = re.compile(r"[^\w .,:;/@#+=()\[\]{}-]")
 
@@ -67,20 +78,38 @@ class JobLogs:
         self.jobs = list(jobs)
 
     @classmethod
-    def write(cls, directory: Path, logs: Sequence[JobLog], secrets: Sequence[str] = ()) -> JobLogs:
-        """Normalise, mask and write `logs` to `directory`, which must not exist yet."""
+    def write(
+        cls,
+        directory: Path,
+        logs: Sequence[JobLog],
+        secrets: Sequence[str] = (),
+        *,
+        piece_bytes: int = PIECE_BYTES,
+    ) -> JobLogs:
+        """Normalise, mask and write `logs` to `directory`, which must not exist yet, `piece_bytes`
+        of a log at a time (what it holds besides the logs themselves)."""
         directory.mkdir(mode=0o700)  # refuses a directory (or a link) someone else made first
         directory.chmod(0o700)  # whatever the umask
         stored: list[_Stored] = []
         names: set[str] = set()
         for number, log in enumerate(logs, start=1):
             name = _unique(_safe_name(log.name) or f"job {number}", names)
-            data = _normalised(log.raw, secrets).encode("utf-8")
             path = directory / f"{number:03d}.log"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            starts = array("q", [0])
+            size = 0
             with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            stored.append(_Stored(name, path, _line_starts(data)))
+                for piece in _normalised(log.raw, secrets, piece_bytes):
+                    data = piece.encode("utf-8")
+                    out.write(data)
+                    at = data.find(b"\n")
+                    while at != -1:
+                        starts.append(size + at + 1)
+                        at = data.find(b"\n", at + 1)
+                    size += len(data)
+            if starts[-1] != size:
+                starts.append(size)  # a last line without a newline
+            stored.append(_Stored(name, path, starts))
         return cls(stored)
 
     @property
@@ -202,29 +231,54 @@ def _scan(job: _Stored, matcher: Matcher, context: int, room: int, out: list[str
         out.append(f"{job.name}{mark}{number}{mark} {shorten(text, SEARCH_LINE_CHARS)}")
         last = number
 
-    for number, line in _lines(job, 1, job.lines):
+    for first, lines in _blocks(job):
+        number = first
         try:
-            hit = matcher.search(line)
+            if not matcher.may_match_a_line("\n".join(lines)):  # most of a log: no line matches
+                shown = lines[:after]
+                for number, line in enumerate(shown, start=first):
+                    show(number, line, "-")
+                after -= len(shown)
+                if context:
+                    rest = lines[len(shown) :]
+                    before.extend(enumerate(rest[-context:], start=first + len(lines) - len(rest[-context:])))
+                continue
+            for number, line in enumerate(lines, start=first):
+                if matcher.search(line):
+                    if found >= room:
+                        return found, True
+                    found += 1
+                    while before:
+                        show(*before.popleft(), "-")
+                    show(number, line, ":")
+                    after = context
+                elif after:
+                    show(number, line, "-")
+                    after -= 1
+                elif context:
+                    before.append((number, line))
         except TooSlow:
             raise ToolFailure(
                 f"the pattern took too long (the search stopped after {matcher.seconds:g} s, at line {number} of "
                 f"`{job.name}`); simplify it: avoid nested or overlapping repetition such as `(a+)+` "
                 "or `(a|aa)+`, prefer a literal word or an anchored pattern, or search one job."
             ) from None
-        if hit:
-            if found >= room:
-                return found, True
-            found += 1
-            while before:
-                show(*before.popleft(), "-")
-            show(number, line, ":")
-            after = context
-        elif after:
-            show(number, line, "-")
-            after -= 1
-        elif context:
-            before.append((number, line))
     return found, False
+
+
+def _blocks(job: _Stored) -> Iterator[tuple[int, list[str]]]:
+    """The stored log's lines, a block of about `BLOCK_BYTES` at a time, with the first one's number."""
+    number = 1
+    with job.path.open("rb") as f:
+        while number <= job.lines:
+            data = f.read(BLOCK_BYTES)
+            if not data:
+                return
+            if not data.endswith(b"\n"):
+                data += f.readline()  # to the end of its last line
+            lines = data.decode("utf-8", "replace").removesuffix("\n").split("\n")
+            yield number, lines
+            number += len(lines)
 
 
 def _safe_name(name: str) -> str:
@@ -233,24 +287,54 @@ def _safe_name(name: str) -> str:
     return _UNSAFE_NAME.sub("_", " ".join(name.split()))[:MAX_NAME_CHARS]
 
 
-def _normalised(raw: bytes | str, secrets: Sequence[str]) -> str:
-    """The log as stored: each line cleaned as triage reads it, then every secret masked."""
-    text = to_text(raw)
-    cleaned = "\n".join(_GROUP_MARKER.sub("", clean_line(line), count=1) for line in text.split("\n"))
-    return redact(cleaned.rstrip("\n"), secrets)
+def _normalised(raw: bytes | str, secrets: Sequence[str], piece_bytes: int) -> Iterator[str]:
+    """The log as stored, in pieces of whole lines: cleaned as `triage.normalize.clean_line` cleans
+    a line (here a piece at a time, with its patterns), then every secret masked. A piece that
+    opens a private key block is joined to the next until the block ends, so it is masked whole."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    pending = ""
+    at = 0
+    while at < len(data):
+        cut = data.find(b"\n", min(at + max(piece_bytes, 1), len(data)) - 1)
+        end = len(data) if cut == -1 else cut + 1
+        pending += _cleaned(to_text(data[at:end]))
+        at = end
+        if at < len(data) and _opens_a_key(pending):
+            continue
+        yield redact(pending, secrets)
+        pending = ""
+    if pending:
+        yield redact(pending, secrets)
 
 
-def _line_starts(data: bytes) -> array[int]:
-    starts = array("q", [0])
-    if not data:
-        return starts
-    at = data.find(b"\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = data.find(b"\n", at + 1)
-    if starts[-1] != len(data):
-        starts.append(len(data))
-    return starts
+# `clean_line`'s steps, over many lines at once (each pattern anchored at every line's start)
+_GH_PREFIX = re.compile(GH_CLI_PREFIX_RE.pattern, re.M)
+_TIMESTAMP = re.compile(TIMESTAMP_RE.pattern, re.M)
+_TRAILING_SPACE = re.compile(r"[^\S\n]+$", re.M)
+_LONG_LINE = re.compile(rf"^[^\n]{{{MAX_LINE_CHARS + 1},}}", re.M)
+_LONG_RAW_LINE = re.compile(rf"^[^\n]{{{2 * MAX_LINE_CHARS + 1},}}", re.M)
+
+
+def _cleaned(text: str) -> str:
+    text = _LONG_RAW_LINE.sub(lambda m: shorten(m.group(0), 2 * MAX_LINE_CHARS), text)
+    if "\ufeff" in text:
+        text = text.replace("\ufeff", "")
+    if "\t" in text:
+        text = _GH_PREFIX.sub("", text)
+    text = _TIMESTAMP.sub("", text)
+    if "\x1b" in text:
+        text = ANSI_RE.sub("", text).replace("\x1b", "")
+    if "travis_" in text:
+        text = TRAVIS_FOLD_RE.sub("", text)
+    text = _TRAILING_SPACE.sub("", CONTROL_RE.sub("", text))
+    text = _GROUP_MARKER.sub("", text)
+    return _LONG_LINE.sub(lambda m: shorten(m.group(0)), text)
+
+
+def _opens_a_key(text: str) -> bool:
+    """Whether `text` ends inside a private key block (`-----BEGIN ... PRIVATE KEY-----` with no end yet)."""
+    begin = text.rfind("-----BEGIN ")
+    return begin != -1 and "PRIVATE KEY" in text[begin : begin + 80] and "-----END " not in text[begin:]
 
 
 def _unique(name: str, taken: set[str]) -> str:
