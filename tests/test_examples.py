@@ -50,3 +50,17 @@ def test_the_apply_example_takes_a_pull_request_and_waits_for_its_environment() 
     step = our_step(job)
     assert step["with"]["mode"] == "apply"
     assert set(step["with"]) <= set(load_action()["inputs"])
+
+
+def test_the_review_example_acts_only_on_changes_requested_from_this_repository() -> None:
+    flow = workflow("ci-autofix-review.yml")
+    assert flow[True] == {"pull_request_review": {"types": ["submitted"]}}
+    assert flow["permissions"] == {}
+    [job] = flow["jobs"].values()
+    assert "github.event.review.state == 'changes_requested'" in job["if"]
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in job["if"]
+    assert job["permissions"]["pull-requests"] == "write" and job["permissions"]["statuses"] == "write"
+    step = our_step(job)
+    assert step["with"]["mode"] == "review"
+    assert set(step["with"]) <= set(load_action()["inputs"])
+    assert not [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from emulator import GitHubEmulator
 from emulator.shapes import example
-from testing.git import commit, git, init_repo
+from testing.login_pull import REPO, seed_login_pull
 from testing.propose import FAST
 
 from ci_autofix.errors import UserError
@@ -23,9 +23,6 @@ from ci_autofix.github import (
 from ci_autofix.github.models import review_comment_info
 from ci_autofix.redact import Redacted
 
-REPO = "acme/widgets"
-BASE = "".join(f"line {i}\n" for i in range(1, 31))
-HEAD = BASE.replace("line 5\n", "five\n").replace("line 25\n", "twenty-five\n")
 FORBIDDEN = {
     "message": "Resource not accessible by integration",
     "documentation_url": "https://docs.github.com/rest",
@@ -35,16 +32,7 @@ FORBIDDEN = {
 
 @pytest.fixture
 def emu(github_emulator: GitHubEmulator, tmp_path: Path) -> GitHubEmulator:
-    src = tmp_path / "src"
-    init_repo(src, {"app.py": BASE})
-    git(src, "checkout", "-q", "-b", "feature/login")
-    commit(src, {"app.py": HEAD}, "Change app")
-    git(src, "checkout", "-q", "main")
-    github_emulator.create_repo(REPO, source=src)
-    github_emulator.add_user("alice", "write")
-    github_emulator.add_user("rita", "write")
-    github_emulator.add_pull(REPO, "feature/login", "main", user="alice")
-    return github_emulator
+    return seed_login_pull(github_emulator, tmp_path)
 
 
 @pytest.fixture

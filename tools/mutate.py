@@ -34,6 +34,8 @@ AUTO_APPLY = ("tests/gates/test_auto_apply.py",)
 ASK = ("tests/gates/test_ask_first.py",)
 APPLY = ("tests/apply/test_apply_flow.py",)
 INLINE = ("tests/review/test_inline.py",)
+REVIEW_GUARDS = ("tests/review/test_review_guards.py",)
+REVIEW = ("tests/review/test_review_e2e.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -477,6 +479,62 @@ MUTATIONS = [
         'octal = re.match(r"[0-3][0-7]{2}", quoted[i + 1 : i + 4])',
         "octal = None",
         INLINE,
+    ),
+    Mutation(
+        "review-no-writer-check",
+        "flows/review.py",
+        "    if level not in WRITE_LEVELS:",
+        "    if False:",
+        REVIEW_GUARDS,
+    ),
+    Mutation(
+        "review-payload-state-trusted",
+        "flows/review.py",
+        'if found.state != "CHANGES_REQUESTED":',
+        "if False:",
+        REVIEW_GUARDS,
+    ),
+    Mutation(
+        "review-no-cycle-cap",
+        "flows/review.py",
+        "if len(cycles) >= REVIEW_CYCLES:",
+        "if len(cycles) > REVIEW_CYCLES:",
+        REVIEW_GUARDS,
+    ),
+    Mutation(
+        "review-cycles-by-anyone",
+        "flows/review.py",
+        "if p.author == settings.trusted_author and ours.fullmatch(p.head_ref)",
+        "if ours.fullmatch(p.head_ref)",
+        REVIEW_GUARDS,
+    ),
+    Mutation(
+        "review-bots-allowed",
+        "flows/review_event.py",
+        "if is_bot(review.user) and not settings.allow_bots:",
+        "if False:",
+        REVIEW_GUARDS,
+    ),
+    Mutation(
+        "review-older-head-acted-on",
+        "flows/review.py",
+        "if found.commit_id != pull.head_sha:",
+        "if False:",
+        REVIEW_GUARDS,
+    ),
+    Mutation(
+        "review-annotation-unchecked",
+        "deliver/threads.py",
+        'elif report["outcome"] == "annotated" and thread.root.path not in annotated_paths:',
+        "elif False:",
+        ("tests/review/test_threads.py",),
+    ),
+    Mutation(
+        "review-no-per-comment-fallback",
+        "deliver/inline_review.py",
+        "        pass  # one comment's lines are not in the diff GitHub has: post each on its own",
+        "        return done",
+        ("tests/review/test_threads.py",),
     ),
 ]
 

@@ -125,19 +125,23 @@ def auth_env(server_url: str, token: str) -> dict[str, str]:
     }
 
 
-def fetch_bare(root: Path, url: str, refspec: str, *, token: str, server_url: str, depth: int) -> Git:
-    """A fresh bare repository at `root` (an empty directory of ours) holding what `refspec`
-    fetches from `url`, `depth` commits deep, without tags or submodules; raises `GitError`."""
+def fetch_bare(
+    root: Path, url: str, refspec: str, *more: str, token: str, server_url: str, depth: int | None
+) -> Git:
+    """A fresh bare repository at `root` (an empty directory of ours) holding what `refspec` (and
+    `more`) fetch from `url`, `depth` commits deep (None: the whole history), without tags or
+    submodules; raises `GitError`."""
     git = Git(root)
     git.run("init", "--bare", "-q", ".")
     git.run(
         "fetch",
         "--no-tags",
         "--no-recurse-submodules",
-        f"--depth={depth}",
+        *([f"--depth={depth}"] if depth is not None else []),
         "--",
         url,
         refspec,
+        *more,
         env=auth_env(server_url, token),
     )
     return git

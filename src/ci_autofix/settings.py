@@ -140,6 +140,11 @@ class Settings(BaseSettings):
         description="Handle failures of pull requests from forks. Off by default: "
         "it runs untrusted code in a job that holds secrets.",
     )
+    allow_bots: bool = Field(
+        False,
+        description="review: act on a changes-requested review whose author is a bot. Off by default: a "
+        "bot's review would start a fix with nobody's judgement behind it.",
+    )
     rerun_infra: bool = Field(
         False,
         description="Re-run the failed jobs once when the failure is "

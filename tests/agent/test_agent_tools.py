@@ -300,3 +300,69 @@ def test_finish_records_the_outcome(sandbox: Sandbox) -> None:
         "low",
         ["n1"],
     )
+
+
+def review_box(sandbox: Sandbox, threads: list[int]) -> Toolbox:
+    return Toolbox(
+        sandbox, allowed_commands=[quick_command()], allow_shell=False, command_timeout=30, threads=threads
+    )
+
+
+def finish_review(box: Toolbox, threads: list[dict[str, object]]) -> tuple[str, bool]:
+    return box.dispatch(
+        "finish", {"summary": "s", "root_cause": "r", "confidence": "high", "threads": threads}
+    )
+
+
+def test_in_review_mode_finish_reports_each_thread_once(sandbox: Sandbox) -> None:
+    box = review_box(sandbox, [11, 12])
+    finish = next(d for d in box.definitions() if d["name"] == "finish")
+    assert finish["input_schema"]["required"] == ["summary", "root_cause", "confidence", "threads"]
+    assert "11, 12" in finish["description"]
+    outcomes = finish["input_schema"]["properties"]["threads"]["items"]["properties"]["outcome"]
+    assert outcomes["enum"] == ["fixed", "annotated", "declined"]
+
+    text, error = finish_review(
+        box,
+        [
+            {"thread": 11, "outcome": "fixed", "note": "done"},
+            {"thread": 99, "outcome": "fixed", "note": ""},
+            {"thread": 11, "outcome": "declined", "note": ""},
+        ],
+    )
+    assert error and box.finished is None
+    assert (
+        "unknown thread id(s): 99" in text
+        and "reported twice: 11" in text
+        and "no outcome for thread(s): 12" in text
+    )
+
+    text, error = finish_review(
+        box,
+        [{"thread": 11, "outcome": "wontfix", "note": ""}, {"thread": 12, "outcome": "fixed", "note": ""}],
+    )
+    assert error and box.finished is None  # not an outcome the schema has
+
+    text, error = finish_review(
+        box,
+        [
+            {"thread": 12, "outcome": "annotated", "note": " on purpose "},
+            {"thread": 11, "outcome": "fixed", "note": "x"},
+        ],
+    )
+    assert not error and box.finished is not None
+    assert box.finished.threads == [
+        {"thread": 12, "outcome": "annotated", "note": "on purpose"},
+        {"thread": 11, "outcome": "fixed", "note": "x"},
+    ]
+    assert box.finished.notes_left_as_is == ["thread 12: on purpose"]
+
+
+def test_a_review_without_threads_finishes_with_an_empty_list_and_ci_mode_has_no_threads(
+    sandbox: Sandbox,
+) -> None:
+    box = review_box(sandbox, [])
+    _, error = finish_review(box, [])
+    assert not error and box.finished is not None and box.finished.threads == []
+    plain = next(d for d in toolbox(sandbox).definitions() if d["name"] == "finish")
+    assert "threads" not in plain["input_schema"]["properties"]

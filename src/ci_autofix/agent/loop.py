@@ -160,6 +160,7 @@ def run_agent(
         allow_shell=request.allow_shell,
         command_timeout=request.command_timeout,
         secrets=secrets,
+        threads=request.threads,
         logs=logs,
     )
     tools = toolbox.definitions()
@@ -182,6 +183,7 @@ def run_agent(
             root_cause=done.root_cause if done else "",
             confidence=done.confidence if done else "low",
             notes_left_as_is=done.notes_left_as_is if done else [],
+            threads=done.threads if done else [],
             usage=spend.usage,
             cost_usd=spend.cost_usd,
             turns=spend.turns,
@@ -299,19 +301,32 @@ def first_message(
         or "- (none: no command of the workflow's failed step can be re-run here)"
     )
     task = request.task.strip() + "\n\n" if request.task.strip() else ""
-    intro = prompts.render(
-        "agent_task", category=diagnosis.category.value, commands=commands, task=task, logs=_logs_note(logs)
-    )
-    covered = (
-        f"Whole logs the `logs` tool reads:\n{logs.listing()}\n\n" if logs is not None and logs.jobs else ""
-    )
-    blocks = [
-        {"type": "text", "text": redact(intro, secrets)},
-        {
-            "type": "text",
-            "text": prompts.untrusted("ci-log", redact(covered + _failure_text(diagnosis), secrets)),
-        },
-    ]
+    if (
+        request.threads is not None
+    ):  # review mode: the findings are the context; a CI excerpt only when CI fails
+        checks = "\n".join(f"- `{c}`" for c in request.allowed_commands) or "- (none is configured)"
+        intro = prompts.render("review_task", commands=checks, task=task)
+    else:
+        intro = prompts.render(
+            "agent_task",
+            category=diagnosis.category.value,
+            commands=commands,
+            task=task,
+            logs=_logs_note(logs),
+        )
+    blocks = [{"type": "text", "text": redact(intro, secrets)}]
+    if request.threads is None or diagnosis.excerpt.strip():
+        covered = (
+            f"Whole logs the `logs` tool reads:\n{logs.listing()}\n\n"
+            if logs is not None and logs.jobs
+            else ""
+        )
+        blocks.append(
+            {
+                "type": "text",
+                "text": prompts.untrusted("ci-log", redact(covered + _failure_text(diagnosis), secrets)),
+            }
+        )
     for item in request.context:
         blocks.append({"type": "text", "text": prompts.untrusted(item.label, redact(item.text, secrets))})
     return {"role": "user", "content": blocks}

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from typing_extensions import TypedDict  # pydantic needs it for a schema on Python < 3.12
+
 from ci_autofix.agent.pricing import Usage
 from ci_autofix.errors import AgentSpend
 from ci_autofix.triage.model import Diagnosis
@@ -14,6 +16,15 @@ if TYPE_CHECKING:
     from ci_autofix.settings import Settings
 
 Confidence = Literal["high", "medium", "low"]
+ThreadOutcome = Literal["fixed", "annotated", "declined"]
+
+
+class ThreadReport(TypedDict):
+    """How the agent ended one review thread (review mode's `finish`)."""
+
+    thread: int
+    outcome: ThreadOutcome
+    note: str
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,8 @@ class AgentRequest:
     context: Sequence[UntrustedText] = ()
     # Our own (trusted) words about the task, e.g. "address the review comments below".
     task: str = ""
+    # Review mode (None: a CI failure): the ids of the review's threads, each ended in `finish`.
+    threads: Sequence[int] | None = None
     max_tokens: int = 16_000  # per model turn; ≤ 21,333 keeps the SDK's non-streaming guard quiet
     # Values masked in everything sent to the model, besides the usual secret patterns (the run's
     # tokens and keys: `from_settings` fills it). Never printed: kept out of repr.
@@ -67,6 +80,7 @@ class AgentRequest:
         context: Sequence[UntrustedText] = (),
         task: str = "",
         failing_commands: Sequence[str] = (),
+        threads: Sequence[int] | None = None,
     ) -> AgentRequest:
         return cls(
             diagnosis=diagnosis,
@@ -81,6 +95,7 @@ class AgentRequest:
             failing_commands=tuple(failing_commands),
             context=tuple(context),
             task=task,
+            threads=None if threads is None else tuple(threads),
             secrets=tuple(settings.secrets()),
         )
 
@@ -91,6 +106,7 @@ class AgentResult:
     root_cause: str
     confidence: Confidence
     notes_left_as_is: list[str] = field(default_factory=list)
+    threads: list[ThreadReport] = field(default_factory=list)  # review mode: one per thread
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
     turns: int = 0
@@ -107,6 +123,7 @@ class AgentResult:
             "root_cause": self.root_cause,
             "confidence": self.confidence,
             "notes_left_as_is": list(self.notes_left_as_is),
+            "threads": [dict(t) for t in self.threads],
             "usage": self.usage.to_json(),
             "cost_usd": round(self.cost_usd, 6),
             "turns": self.turns,

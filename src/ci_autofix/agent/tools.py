@@ -27,7 +27,7 @@ from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.files import list_tree
 from ci_autofix.agent.files import search as search_files
 from ci_autofix.agent.joblogs import JobLogs
-from ci_autofix.agent.model import Confidence
+from ci_autofix.agent.model import Confidence, ThreadReport
 from ci_autofix.reap import Survivors
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox, SandboxViolation, command_argv
@@ -120,7 +120,21 @@ def _input_schema(arguments: type[BaseModel]) -> dict[str, Any]:
             prop.update(kept)
         if "default" in prop and prop["default"] is None:
             del prop["default"]
-    return schema
+    inlined: dict[str, Any] = _inlined(schema, schema.pop("$defs", {}))
+    return inlined
+
+
+def _inlined(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with each `{"$ref": "#/$defs/X"}` replaced by X itself (a parameter of a typed-dict
+    type), without X's title and docstring: one self-contained schema is plainer to the model."""
+    if isinstance(node, dict):
+        if set(node) == {"$ref"}:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            return _inlined({k: v for k, v in target.items() if k not in ("title", "description")}, defs)
+        return {k: _inlined(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inlined(v, defs) for v in node]
+    return node
 
 
 def _checked(tool: Tool, arguments: object) -> dict[str, Any]:
@@ -183,6 +197,7 @@ class Finish:
     root_cause: str
     confidence: Confidence
     notes_left_as_is: list[str] = field(default_factory=list)
+    threads: list[ThreadReport] = field(default_factory=list)
 
 
 class Toolbox:
@@ -196,9 +211,11 @@ class Toolbox:
         allow_shell: bool,
         command_timeout: float,
         secrets: Sequence[str] = (),
+        threads: Sequence[int] | None = None,
         logs: JobLogs | None = None,
     ) -> None:
         self.sandbox = sandbox
+        self.threads = None if threads is None else tuple(threads)  # review mode: the threads to report
         self.job_logs = logs
         self.allowed = {_normal(c): c for c in allowed_commands if c.strip()}
         self.allow_shell = allow_shell
@@ -222,7 +239,9 @@ class Toolbox:
                 tool(self.list_files),
                 tool(self.run, extra_description=rule),
                 *([tool(self.logs)] if logs is not None else []),
-                tool(self.finish),
+                tool(self.finish_review, name="finish", extra_description=self._threads_rule())
+                if self.threads is not None
+                else tool(self.finish),
             )
         }
 
@@ -363,6 +382,47 @@ class Toolbox:
         """
         self.finished = Finish(summary.strip(), root_cause.strip(), confidence, list(notes_left_as_is or []))
         return "Recorded. The attempt is over."
+
+    def finish_review(
+        self, summary: str, root_cause: str, confidence: Confidence, threads: list[ThreadReport]
+    ) -> str:
+        """Finish the attempt: call this once, when every review thread is dealt with.
+
+        Args:
+            summary: What you changed and why, in a few sentences, for the pull request.
+            root_cause: What the reviewer's findings had in common, or "separate findings".
+            confidence: How sure you are that the changes address the findings.
+            threads: One entry per review thread: its id, the outcome (fixed: the code now does what the
+                finding asks; annotated: left as-is on purpose, with a `NOTE: <finding> -- left as-is because
+                <rationale>` comment at that spot in the file's own comment syntax; declined: not changed,
+                with the reason for a human) and a one-line note.
+        """
+        known = self.threads or ()
+        ids = [t["thread"] for t in threads]
+        unknown = sorted({i for i in ids if i not in known})
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        missing = [i for i in known if i not in ids]
+        problems = [
+            *([f"unknown thread id(s): {', '.join(map(str, unknown))}"] if unknown else []),
+            *([f"thread(s) reported twice: {', '.join(map(str, twice))}"] if twice else []),
+            *([f"no outcome for thread(s): {', '.join(map(str, missing))}"] if missing else []),
+        ]
+        if problems:
+            raise ToolFailure(
+                "; ".join(problems)
+                + f". Report each of the threads {', '.join(map(str, known)) or '(none)'} once."
+            )
+        reports = [
+            ThreadReport(thread=t["thread"], outcome=t["outcome"], note=t["note"].strip()) for t in threads
+        ]
+        annotated = [f"thread {t['thread']}: {t['note']}" for t in reports if t["outcome"] == "annotated"]
+        self.finished = Finish(summary.strip(), root_cause.strip(), confidence, annotated, reports)
+        return "Recorded. The attempt is over."
+
+    def _threads_rule(self) -> str:
+        if not self.threads:
+            return "The review has no threads (its body is the finding): pass an empty `threads` list."
+        return "The review threads to report on: " + ", ".join(map(str, self.threads)) + "."
 
 
 def _normal(command: str) -> str:

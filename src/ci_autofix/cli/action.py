@@ -75,9 +75,14 @@ def _run_flow(settings: Settings, runner: Runner) -> Outcome:
         from ci_autofix.flows.apply import apply
 
         return apply(settings, clients, runner)
+    if mode == "review":
+        from ci_autofix.flows.review import review
+
+        return review(settings, clients, runner)
     raise UserError(
         f"Mode `{mode}` is not available in this version of ci-autofix.",
-        "Use `mode: propose` (on workflow_run) or `mode: apply` (on workflow_dispatch).",
+        "Use `mode: propose` (on workflow_run), `mode: apply` (on workflow_dispatch) or `mode: review` "
+        "(on pull_request_review).",
     )
 
 

@@ -39,6 +39,15 @@ class RunContext:
     head_sha: str
 
 
+@dataclass(frozen=True)
+class Answering:
+    """Review mode: the suggestion answers a review. `title` and `section` (the intro and the
+    thread table, our Markdown with untrusted text in code spans) replace what a CI failure shows."""
+
+    title: str
+    section: str
+
+
 def run_link(server_url: str, repository: str, run_id: int) -> str:
     """A workflow run's page, built from the settings and its id (never a URL from a payload)."""
     return f"{server_url.rstrip('/')}/{repository}/actions/runs/{run_id}"
@@ -90,6 +99,7 @@ def pr_body(
     number: int | None,
     ci_note: str,
     auto_apply: str = "",
+    answering: Answering | None = None,
 ) -> str:
     parts: list[str] = []
     flags = [f for f in proposal.verdict.findings if f.severity == "flag"]
@@ -102,18 +112,21 @@ def pr_body(
         reason = " ".join(proposal.verification.reason.split())  # our words; commands are code spans
         parts.append(f"> [!CAUTION]\n> **Unverified**: {reason}")
     branch = code_span(ctx.failing_branch)
-    parts.append(
-        f"CI failed on {branch} at `{ctx.head_sha[:12]}` ([run of {code_span(ctx.workflow_name)}]({ctx.run_url})). "
-        f"This pull request proposes a fix as one commit on top of the failing commit. "
-        f"**Nothing reaches {branch} until someone approves it** (see the end)."
-    )
-    parts.append(
-        "### What failed\n"
-        + _failures(diagnosis)
-        + "\n\n<details><summary>Log excerpt</summary>\n\n"
-        + fence(clip(diagnosis.excerpt, MAX_EXCERPT_CHARS), "text")
-        + "\n\n</details>"
-    )
+    if answering is not None:
+        parts.append(answering.section)
+    else:
+        parts.append(
+            f"CI failed on {branch} at `{ctx.head_sha[:12]}` ([run of {code_span(ctx.workflow_name)}]({ctx.run_url})). "
+            f"This pull request proposes a fix as one commit on top of the failing commit. "
+            f"**Nothing reaches {branch} until someone approves it** (see the end)."
+        )
+        parts.append(
+            "### What failed\n"
+            + _failures(diagnosis)
+            + "\n\n<details><summary>Log excerpt</summary>\n\n"
+            + fence(clip(diagnosis.excerpt, MAX_EXCERPT_CHARS), "text")
+            + "\n\n</details>"
+        )
     parts.append("### What changed and why\n" + _changes(proposal))
     parts.append("### How it was checked\n" + _checks(proposal, ci_note))
     cmd = approve_command(ctx, apply_workflow, number)

@@ -60,6 +60,7 @@ def deliver(
     record: Suggestion,
     reviewers: list[str],
     workflow_file: str,
+    answering: report.Answering | None = None,
 ) -> Delivery:
     start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
     token = _push_token(settings, start_ci=start_ci)
@@ -96,7 +97,11 @@ def deliver(
         )
         unverified = UNVERIFIED_LABEL in record.labels
         redacted = Redactor(settings.secrets())  # the whole title and body, in one place
-        title = redacted(report.pr_title(diagnosis, ctx.failing_branch, proposal.commands))
+        title = redacted(
+            answering.title
+            if answering
+            else report.pr_title(diagnosis, ctx.failing_branch, proposal.commands)
+        )
 
         def body(number: int | None) -> Redacted:
             return redacted(
@@ -109,6 +114,7 @@ def deliver(
                     number=number,
                     ci_note=ci.note,
                     auto_apply=auto_apply.pr_note(proposal) if settings.auto_apply else "",
+                    answering=answering,
                 )
             )
 

@@ -69,7 +69,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             run_url=seen.run_url,
             cost_usd=spent.cost_usd if spent else None,
             agent_turns=spent.turns if spent else None,
-            **(_keep(halt.kept, settings, runner, seen.name) if halt.kept else {}),
+            **(keep_work(halt.kept, settings, runner, seen.name) if halt.kept else {}),
         )
         if seen.gh is not None and seen.lineage is not None:
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
@@ -78,7 +78,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         return outcome
 
 
-def _keep(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
+def keep_work(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
     """The halted attempt's work in files under RUNNER_TEMP: the outcome's `*_path` fields."""
     try:
         written = kept.write(work, settings.runner_temp, name, runner.redact)
@@ -424,6 +424,15 @@ def _deliver(
         gh, settings, pr_numbers=[p.number for p in run.pull_requests], head_sha=run.head_sha
     )
     delivery = deliver(gh, git, settings, ctx, diagnosis, proposal, record, reviewers, run.workflow_file)
+    message = f"Suggestion {delivery.pull.html_url} is waiting for review."
+    return delivered(runner, delivery, proposal, message=message, run_url=run.html_url), delivery
+
+
+def delivered(
+    runner: Runner, delivery: Delivery, proposal: Proposal, *, message: str, run_url: str
+) -> Outcome:
+    """The `proposed` outcome of a delivery, after the warnings of what it could not do."""
+    record, fix_branch = delivery.record, delivery.record.fix_branch
     for login in delivery.unrequested_reviewers:
         runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
     if (left := delivery.replaced) is not None:
@@ -432,20 +441,19 @@ def _deliver(
             f"The side branch `{fix_branch}` was left without a PR at {left.sha[:12]} ({whose}); "
             "it now holds this fix."
         )
-    outcome = Outcome(
+    return Outcome(
         "proposed",
-        message=f"Suggestion {delivery.pull.html_url} is waiting for review.",
+        message=message,
         fix_branch=fix_branch,
         fix_sha=proposal.fix_sha,
         pull_request=delivery.pull.number,
         pull_request_url=delivery.pull.html_url,
-        attempt=attempt,
+        attempt=record.attempt,
         cost_usd=proposal.cost_usd,
-        run_url=run.html_url,
+        run_url=run_url,
         agent_turns=proposal.agent.turns if proposal.agent else None,
         details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
     )
-    return outcome, delivery
 
 
 def _ask(
@@ -547,23 +555,34 @@ def _context(settings: Settings, event: WorkflowRunEvent) -> report.RunContext:
 
 
 def _triage(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings) -> tuple[Diagnosis, list[JobInfo]]:
-    diagnosis, jobs, _ = _triage_keeping(gh, event, settings)
-    return diagnosis, jobs
+    return triage_run(gh, event.run.id, event.run.run_attempt, settings)
 
 
 def _triage_keeping(
     gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings
 ) -> tuple[Diagnosis, list[JobInfo], list[JobLog]]:
-    """The diagnosis of the failed jobs, the jobs, and their logs as downloaded (once: the
-    agent's `logs` tool reads these)."""
+    return triage_keeping(gh, event.run.id, event.run.run_attempt, settings)
+
+
+def triage_run(
+    gh: GitHubAPI, run_id: int, run_attempt: int, settings: Settings
+) -> tuple[Diagnosis, list[JobInfo]]:
+    """The failed jobs of one attempt of a run, and the diagnosis of their logs and annotations."""
+    diagnosis, jobs, _ = triage_keeping(gh, run_id, run_attempt, settings)
+    return diagnosis, jobs
+
+
+def triage_keeping(
+    gh: GitHubAPI, run_id: int, run_attempt: int, settings: Settings
+) -> tuple[Diagnosis, list[JobInfo], list[JobLog]]:
+    """`triage_run`, and the failed jobs' logs as downloaded (once: the agent's `logs` tool reads these)."""
     from ci_autofix.agent.joblogs import JobLog  # with the fix stages: only when they run
 
-    run = event.run
-    jobs = gh.failed_jobs(run.id, run.run_attempt)
+    jobs = gh.failed_jobs(run_id, run_attempt)
     if not jobs:
         raise Halt(
             HaltReason.NO_FAILED_JOBS,
-            f"Attempt {run.run_attempt} of run {run.id} has no failed job "
+            f"Attempt {run_attempt} of run {run_id} has no failed job "
             "(it may have been re-run since): nothing to fix.",
         )
     logs = [JobLog(job.name, gh.job_log(job.id)) for job in jobs]
@@ -591,6 +610,10 @@ def _triage_keeping(
 
 
 def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -> WorkflowCommands:
+    return failed_commands(git, event.run.head_sha, event.run.workflow_file, jobs)
+
+
+def failed_commands(git: Git, head_sha: str, workflow_file: str, jobs: list[JobInfo]) -> WorkflowCommands:
     """The failed steps (named by the API) and their commands, from the workflow file the run
     executed as it was at the failing commit. The log's own claims are never used here."""
     failed: list[FailedStep] = []
@@ -603,7 +626,7 @@ def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -
         for step in job.failed_steps:
             earlier = sum(1 for s in job.steps if s.name == step.name and s.number < step.number)
             failed.append(FailedStep(job.name, step.name, earlier))
-    found = failed_step_commands(git, event.run.head_sha, event.run.workflow_file, failed)
+    found = failed_step_commands(git, head_sha, workflow_file, failed)
     found.notes[:0] = notes
     return found
 

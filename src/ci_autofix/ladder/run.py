@@ -77,6 +77,7 @@ class LadderInput:
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
     author: Identity = BOT  # the fix commit's author and committer
+    threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
     # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
     logs: list[JobLog] = field(default_factory=list)
 
@@ -173,7 +174,8 @@ def _climb(
         _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
     )
     agent_result: AgentResult | None = None
-    if not _settled(job.diagnosis, fixer_runs, verification):
+    # a review's findings are the agent's to answer, whatever the fixers settled
+    if job.threads is not None or not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
             agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner, logs)
@@ -318,7 +320,12 @@ def _store_logs(job: LadderInput) -> JobLogs | None:
 
 def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
     return AgentRequest.from_settings(
-        job.settings, job.diagnosis, context=context, task=job.task, failing_commands=job.commands
+        job.settings,
+        job.diagnosis,
+        context=context,
+        task=job.task,
+        failing_commands=job.commands,
+        threads=job.threads,
     )
 
 

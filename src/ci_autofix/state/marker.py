@@ -53,6 +53,10 @@ class Suggestion(BaseModel):
     labels: list[str] = Field(
         default_factory=list, max_length=MAX_FILES
     )  # the labels delivery puts on the PR
+    # Review mode: the review the fix answers, on PR #reviewed_pull (whose head branch is
+    # `failing_branch`); `run_id` is then the newest CI run of that PR's head commit.
+    review_id: int | None = None
+    reviewed_pull: int | None = None
 
     @field_validator("head_sha", "fix_sha")
     @classmethod

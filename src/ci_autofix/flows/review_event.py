@@ -1,0 +1,116 @@
+"""The `pull_request_review` payload, and the review flow's guards decided from it alone.
+
+Only a submitted review that requests changes, on an open PR whose head branch is in this
+repository (never a fork's, whatever `allow-forks` says: the suggestion must be opened into the
+head branch) and is not a ci-autofix suggestion branch, by a person (a bot only with `allow-bots`),
+goes any further; everything else halts before any API call. What the payload says is checked
+again against GitHub's API by the flow (`flows.review`): the payload is untrusted data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.flows.event import Account, PullRequestBranch, Repository, validation_problems
+from ci_autofix.settings import Settings
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Reviewer(_Model):
+    login: str
+    type: str = "User"
+
+
+class Review(_Model):
+    id: int
+    user: Reviewer | None = None
+    body: str | None = None
+    state: str
+    commit_id: str
+
+
+class ReviewedPull(_Model):
+    number: int
+    state: str = "open"
+    head: PullRequestBranch
+    base: PullRequestBranch
+    user: Account | None = None
+
+
+class ReviewEvent(_Model):
+    action: str | None = None
+    review: Review
+    pull_request: ReviewedPull
+    repository: Repository
+
+    @property
+    def is_fork(self) -> bool:
+        """Whether the PR's head may come from another repository; it fails closed: both of the
+        payload's `head.repo` and `base.repo` must be present and be this repository."""
+        head, base = self.pull_request.head.repo, self.pull_request.base.repo
+        return not (head is not None and base is not None and head.id == base.id == self.repository.id)
+
+
+def parse_review(data: dict[str, Any]) -> ReviewEvent:
+    if "review" not in data or "pull_request" not in data:
+        raise UserError(
+            "The event payload has no `review` and `pull_request`: this is not a pull_request_review event.",
+            "Trigger the review flow with `on: pull_request_review: types: [submitted]` (see the README's "
+            "review workflow), or set the `mode` input for the event you use.",
+        )
+    try:
+        return ReviewEvent.model_validate(data)
+    except ValidationError as exc:
+        raise UserError(
+            f"The pull_request_review payload is malformed ({validation_problems(exc)}).",
+            "Pass the payload GitHub delivers for `pull_request_review` events.",
+        ) from None
+
+
+def is_bot(reviewer: Reviewer | None) -> bool:
+    """An App's or a bot account's review (GitHub's `type: Bot`, or a `[bot]` login)."""
+    return reviewer is None or reviewer.type == "Bot" or reviewer.login.casefold().endswith("[bot]")
+
+
+def check_review_guards(event: ReviewEvent, settings: Settings) -> None:
+    """Halt (never raise an error) for reviews the review flow must not act on."""
+    review, pull = event.review, event.pull_request
+    if event.action != "submitted":
+        raise Halt(
+            HaltReason.NOT_A_FAILURE,
+            f"The review was `{event.action}`, not `submitted`: only a submitted review is acted on.",
+        )
+    if review.state.lower() != "changes_requested":
+        raise Halt(
+            HaltReason.NOT_A_FAILURE,
+            f"Review {review.id} is `{review.state.lower()}`, not `changes_requested`: nothing to fix.",
+        )
+    if pull.state != "open":
+        raise Halt(HaltReason.NOT_A_FAILURE, f"#{pull.number} is {pull.state}: there is nothing to change.")
+    if pull.head.ref.startswith(settings.branch_prefix):
+        raise Halt(
+            HaltReason.OWN_BRANCH,
+            f"#{pull.number} is a ci-autofix suggestion (its branch `{pull.head.ref}` has the prefix "
+            f"`{settings.branch_prefix}`); answering a review of it with another suggestion would loop. "
+            "Close it, or push the change to it yourself.",
+        )
+    if event.is_fork:  # whatever `allow-forks` says: a suggestion can only go into a branch of ours
+        raise Halt(
+            HaltReason.FORK,
+            f"#{pull.number} comes from a fork (or the payload does not show that its head is this "
+            "repository's): a suggestion can only be opened into a branch of this repository, and fixing "
+            "the fork's code would run it in a job that holds secrets and a write token. Nothing is done.",
+        )
+    if is_bot(review.user) and not settings.allow_bots:
+        who = f"@{review.user.login}" if review.user else "an unknown account"
+        raise Halt(
+            HaltReason.REFUSED,
+            f"Review {review.id} is by {who}, a bot: ignored, so no fix is started without a person's "
+            "judgement. Set `allow-bots: true` to act on bots' reviews.",
+        )
