@@ -3,11 +3,11 @@
     .venv/bin/python bench/agent.py [--min-cacheable 1024] [--json]
 
 A scripted 8-turn session (reproduce, explore, edit, verify, finish) runs through the real
-loop, the real SDK and the local Messages API fake on a throw-away repository. The fake
-bills every request the way the API documents prompt caching: the prefix tools → system →
-messages up to each `cache_control` breakpoint is written once it reaches the model's
-minimum cacheable length and read back by a later request with the same prefix (lookback of
-20 blocks). The same requests with the breakpoints removed are billed again as the baseline.
+loop, the real SDK and the local Messages API fake on a throw-away repository, with the `logs`
+tool over a one-job log as propose gives it. The fake bills every request the way the API
+documents prompt caching: the prefix tools → system → messages up to each `cache_control`
+breakpoint is written once it reaches the model's minimum cacheable length and read back by a
+later request with the same prefix (lookback of 20 blocks). The same requests with the breakpoints removed are billed again as the baseline.
 
 Tokens are estimated with `ci_autofix.triage.estimate_tokens` (UTF-8 bytes / 4) applied to the
 JSON of each block, the same estimator every budget in the project uses; real tokenizers
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fakes.messages import Billed, CacheModel, FakeMessagesAPI, reply, tool_use  # noqa: E402
 
 from ci_autofix.agent import AgentRequest, build_client, prompts, run_agent  # noqa: E402
+from ci_autofix.agent.joblogs import JobLog, JobLogs  # noqa: E402
 from ci_autofix.agent.pricing import Usage, cost_usd, price_for  # noqa: E402
 from ci_autofix.agent.tools import Toolbox  # noqa: E402
 from ci_autofix.sandbox import Sandbox  # noqa: E402
@@ -221,6 +222,8 @@ def measure(min_cacheable: int) -> dict[str, Any]:
             budget_tokens=6000,
         )
         sandbox = Sandbox(repo, timeout=120)
+        # as propose gives it: the failed job's whole log (here the excerpt's text) behind the `logs` tool
+        logs = JobLogs.write(Path(tmp) / "logs", [JobLog("test", text)])
         cache = CacheModel(min_cacheable=min_cacheable, estimate=estimate_tokens)
         with FakeMessagesAPI(script(command), cache=cache) as fake:
             llm = build_client(
@@ -230,15 +233,17 @@ def measure(min_cacheable: int) -> dict[str, Any]:
                 AgentRequest(diagnosis=diagnosis, model=MODEL, max_turns=8, failing_commands=[command]),
                 llm=llm,
                 sandbox=sandbox,
+                logs=logs,
             )
             bodies = fake.bodies
             cached = [billed_of(r.response) for r in fake.message_requests]
         baseline_model = CacheModel(min_cacheable=min_cacheable, estimate=estimate_tokens)
         baseline = [baseline_model.bill(strip_breakpoints(b)) for b in bodies]
         tools = Toolbox(
-            sandbox, allowed_commands=[command], allow_shell=False, command_timeout=60
+            sandbox, allowed_commands=[command], allow_shell=False, command_timeout=60, logs=logs
         ).definitions()
     tools_tokens = estimate_tokens(json.dumps(tools))
+    logs_tool_tokens = tools_tokens - estimate_tokens(json.dumps([t for t in tools if t["name"] != "logs"]))
     system_tokens = estimate_tokens(prompts.load("agent_system"))
     price = price_for(MODEL)
     later = cached[1:]
@@ -247,7 +252,12 @@ def measure(min_cacheable: int) -> dict[str, Any]:
         "finished": result.finished,
         "turns": [{"cached": vars(c), "baseline": vars(b)} for c, b in zip(cached, baseline, strict=True)],
         "read_share_after_first": sum(b.cache_read for b in later) / later_total if later_total else 0.0,
-        "overhead": {"tools": tools_tokens, "system": system_tokens, "total": tools_tokens + system_tokens},
+        "overhead": {
+            "tools": tools_tokens,
+            "logs_tool": logs_tool_tokens,
+            "system": system_tokens,
+            "total": tools_tokens + system_tokens,
+        },
         "excerpt_tokens": diagnosis.excerpt_tokens,
         "cost_usd": sum(
             cost_usd(Usage(input=c.input, cache_write=c.cache_write, cache_read=c.cache_read), price)
@@ -296,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         o = figures["overhead"]
         print(
-            f"fixed overhead: tools {o['tools']} + system prompt {o['system']} = {o['total']} tokens "
+            f"fixed overhead: tools {o['tools']} (the `logs` tool {o['logs_tool']}) + system prompt {o['system']} "
+            f"= {o['total']} tokens "
             f"(target <= {TARGET_OVERHEAD}); triage excerpt {figures['excerpt_tokens']} tokens"
         )
         print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -244,3 +245,53 @@ def test_a_demo_whose_model_is_unreachable_keeps_what_the_fixers_did(tmp_path: P
     kept = git(project, "show", "ci-autofix/demo:statskit.py")
     assert kept.startswith("def total(values):\n    return sum(values)")  # ruff format's work
     assert git(project, "rev-parse", "ci-autofix/demo^") == git(project, "rev-parse", "main")
+
+
+def test_fix_gives_the_agent_the_logs_tool_over_its_log_file(tmp_path: Path) -> None:
+    from calc_scenario import CALC_BROKEN, CALC_OK, CALC_TEST, PYTEST
+
+    repo = tmp_path / "repo"
+    ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
+    init_repo(repo, {"calc.py": CALC_BROKEN, "tests/test_calc.py": CALC_TEST, ".github/workflows/ci.yml": ci})
+    log = job_log(repo, [PYTEST])
+    (tmp_path / "ci.log").write_bytes(log)
+    turns = [
+        reply(tool_use("logs", {"action": "search", "pattern": "^E +assert"})),
+        reply(
+            tool_use(
+                "str_replace_based_edit_tool",
+                {"command": "str_replace", "path": "calc.py", "old_str": "a - b", "new_str": "a + b"},
+            )
+        ),
+        reply(
+            tool_use(
+                "finish",
+                {"summary": "add() subtracted.", "root_cause": "calc.py:3", "confidence": "high"},
+            )
+        ),
+    ]
+    env = {"ANTHROPIC_API_KEY": "sk-ant-api03-" + "l" * 40}
+    with messages_process(turns, tmp_path) as (url, record):
+        result = cli(
+            "fix",
+            str(tmp_path / "ci.log"),
+            "--repo",
+            str(repo),
+            "--branch",
+            "autofix/logs",
+            cwd=tmp_path,
+            home=tmp_path / "home",
+            env={**env, "ANTHROPIC_BASE_URL": url},
+        )
+        sent = [json.loads(line)["body"] for line in record.read_text().splitlines()]
+    assert result.returncode == 0, result.stderr
+    assert git(repo, "show", "autofix/logs:calc.py") == CALC_OK.rstrip("\n")
+    [searched] = [
+        block["content"] for block in sent[1]["messages"][-1]["content"] if block.get("type") == "tool_result"
+    ]
+    number = next(
+        n
+        for n, line in enumerate(log.decode("utf-8-sig").splitlines(), 1)
+        if "E       assert -1 == 5" in line
+    )
+    assert f"log:{number}: E       assert -1 == 5" in searched, searched  # the one job: the file given

@@ -125,9 +125,11 @@ def test_prompts_ship_in_the_package_and_say_the_rules() -> None:
         "NOTE: <finding> -- left as-is because <rationale>",
         "not instructions",
         "Verify forward",
+        "first add a small test that reproduces it",  # Trace & Verify where the cause is not obvious
+        "Adding a test is welcome",
     ):
         assert rule in system, rule
-    task = prompts.render("agent_task", category="test", commands="- `x`", task="")
+    task = prompts.render("agent_task", category="test", commands="- `x`", task="", logs="")
     assert "{{" not in task and "- `x`" in task
     with pytest.raises(KeyError):
         prompts.render("agent_task", category="test")

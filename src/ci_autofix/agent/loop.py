@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ci_autofix.agent import prompts
 from ci_autofix.agent.caching import with_breakpoints
+from ci_autofix.agent.joblogs import JobLogs
 from ci_autofix.agent.model import AgentRequest, AgentResult
 from ci_autofix.agent.pricing import Price, Usage, cost_usd, price_for
 from ci_autofix.agent.tools import Toolbox
@@ -145,12 +146,13 @@ def run_agent(
     clock: Callable[[], float] = time.monotonic,
     on_turn: Callable[[int, float, list[str]], None] | None = None,
     budget: Budget | None = None,
+    logs: JobLogs | None = None,
 ) -> AgentResult:
     """Run the agent to a result or a typed halt. `on_turn(turns, cost_usd, tool_names)` is told
     after each model turn, for progress reports. `budget` is the attempt's, when an earlier run
     of the same attempt spent part of it: this run gets only what is left, and its result (or
     halt) reports the attempt's spend so far. Without it the run starts a budget of its own
-    from `request`'s limits."""
+    from `request`'s limits. `logs`, the failed jobs' stored logs, gives the agent the `logs` tool."""
     secrets = (*request.secrets, *secrets)
     toolbox = Toolbox(
         sandbox,
@@ -159,10 +161,11 @@ def run_agent(
         command_timeout=request.command_timeout,
         secrets=secrets,
         threads=request.threads,
+        logs=logs,
     )
     tools = toolbox.definitions()
     system = [{"type": "text", "text": prompts.load("agent_system")}]
-    messages: list[dict[str, Any]] = [first_message(request, secrets)]
+    messages: list[dict[str, Any]] = [first_message(request, secrets, logs)]
     budget = budget if budget is not None else Budget.start(request, clock)
     spend, deadline = budget.spend, budget.deadline
     cut_offs = 0
@@ -286,8 +289,12 @@ def _text_of(content: list[dict[str, Any]]) -> str:
     return "\n".join(b["text"] for b in content if b.get("type") == "text" and b.get("text")).strip()
 
 
-def first_message(request: AgentRequest, secrets: Sequence[str] = ()) -> dict[str, Any]:
-    """The task (ours), then the excerpt (untrusted, cached), then any extra untrusted context."""
+def first_message(
+    request: AgentRequest, secrets: Sequence[str] = (), logs: JobLogs | None = None
+) -> dict[str, Any]:
+    """The task (ours), then the excerpt (untrusted, cached), then any extra untrusted context.
+    With `logs`, the task says the `logs` tool has the whole logs, and the excerpt block opens
+    with the jobs it covers."""
     diagnosis = request.diagnosis
     commands = (
         "\n".join(f"- `{c}`" for c in request.commands)
@@ -300,15 +307,41 @@ def first_message(request: AgentRequest, secrets: Sequence[str] = ()) -> dict[st
         checks = "\n".join(f"- `{c}`" for c in request.allowed_commands) or "- (none is configured)"
         intro = prompts.render("review_task", commands=checks, task=task)
     else:
-        intro = prompts.render("agent_task", category=diagnosis.category.value, commands=commands, task=task)
+        intro = prompts.render(
+            "agent_task",
+            category=diagnosis.category.value,
+            commands=commands,
+            task=task,
+            logs=_logs_note(logs),
+        )
     blocks = [{"type": "text", "text": redact(intro, secrets)}]
     if request.threads is None or diagnosis.excerpt.strip():
+        covered = (
+            f"Whole logs the `logs` tool reads:\n{logs.listing()}\n\n"
+            if logs is not None and logs.jobs
+            else ""
+        )
         blocks.append(
-            {"type": "text", "text": prompts.untrusted("ci-log", redact(_failure_text(diagnosis), secrets))}
+            {
+                "type": "text",
+                "text": prompts.untrusted("ci-log", redact(covered + _failure_text(diagnosis), secrets)),
+            }
         )
     for item in request.context:
         blocks.append({"type": "text", "text": prompts.untrusted(item.label, redact(item.text, secrets))})
     return {"role": "user", "content": blocks}
+
+
+def _logs_note(logs: JobLogs | None) -> str:
+    """Our words about the `logs` tool for the task (the job names, the repository's, stay in the log block)."""
+    if logs is None or not logs.jobs:
+        return ""
+    count = len(logs.jobs)
+    return (
+        f"The excerpt is a starting point, not the whole story: the `logs` tool lists, reads by line range and "
+        f"searches the whole log of {'the failed job' if count == 1 else f'each of the {count} failed jobs'} "
+        "(named at the top of the log block below). Use it when the excerpt leaves the cause unclear.\n\n"
+    )
 
 
 def _failure_text(diagnosis: Diagnosis) -> str:

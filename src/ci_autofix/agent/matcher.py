@@ -5,7 +5,8 @@ hours, and nothing can interrupt it from inside the process. The `regex` package
 `re`'s syntax, so the model's patterns keep their meaning) takes a `timeout` on every match and
 also answers many patterns `re` backtracks on, such as `(a+)+$`, at once. One `Matcher` serves
 one search: every match gets what is left of the search's time, so the whole search ends by its
-deadline, however many lines it reads.
+deadline, however many lines it reads. A long text is searched a block of lines at a time
+(`may_match_a_line`), line by line only where the block matches.
 """
 
 from __future__ import annotations
@@ -26,22 +27,35 @@ class TooSlow(Exception):
 
 
 class Matcher:
-    def __init__(self, pattern: str, *, seconds: float) -> None:
+    def __init__(self, pattern: str, *, seconds: float, ignore_case: bool = False) -> None:
         if len(pattern) > MAX_PATTERN_CHARS:
             raise PatternError(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS}")
+        flags = regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0)
         try:
-            self._compiled = regex.compile(pattern, regex.VERSION0)
+            self._compiled = regex.compile(pattern, flags)
+            self._each_line = regex.compile(pattern, flags | regex.MULTILINE)
         except regex.error as exc:
             raise PatternError(str(exc)) from None
+        # `\A` and `\Z` mean a line's start and end only to a line-by-line search
+        self._anchored = bool(regex.search(r"\\[AZz]", pattern))
         self.seconds = seconds
         self._deadline = time.monotonic() + seconds
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in `text`; `TooSlow` once the deadline has passed."""
+        return self._search(self._compiled, text)
+
+    def may_match_a_line(self, block: str) -> bool:
+        """False only when no line of `block` (lines joined by newlines) can match: the pattern is
+        tried on the whole block once, `^` and `$` matching at each line, so a line that matches
+        makes the block match. True may also mean a match across lines: then search each line."""
+        return self._anchored or self._search(self._each_line, block)
+
+    def _search(self, compiled: regex.Pattern[str], text: str) -> bool:
         remaining = self._deadline - time.monotonic()
         if remaining <= 0:
             raise TooSlow
         try:
-            return self._compiled.search(text, timeout=remaining) is not None
+            return compiled.search(text, timeout=remaining) is not None
         except TimeoutError:
             raise TooSlow from None

@@ -4,8 +4,8 @@
 defaults, with the Google-style docstring's `Args:` as descriptions; strict types, no unknown
 parameter). Its JSON Schema is the tool's input schema, and it checks the arguments of each
 tool call before the call, so malformed input becomes an error result that names each problem.
-`Toolbox` holds the tools of one attempt: the text editor, `search`, `list_files`, `run` and
-`finish`.
+`Toolbox` holds the tools of one attempt: the text editor, `search`, `list_files`, `run`,
+`logs` (when the failed jobs' logs were stored, see `joblogs`) and `finish`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import shlex
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.json_schema import GenerateJsonSchema
@@ -27,6 +27,7 @@ from ci_autofix.agent.editor import TextEditor
 from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.files import list_tree
 from ci_autofix.agent.files import search as search_files
+from ci_autofix.agent.joblogs import JobLogs
 from ci_autofix.agent.model import Confidence, ThreadReport
 from ci_autofix.agent.selection import NotARunner, Refused, grammar_text, runners
 from ci_autofix.agent.selection import check as check_selection
@@ -214,9 +215,11 @@ class Toolbox:
         command_timeout: float,
         secrets: Sequence[str] = (),
         threads: Sequence[int] | None = None,
+        logs: JobLogs | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.threads = None if threads is None else tuple(threads)  # review mode: the threads to report
+        self.job_logs = logs
         self.allowed = {_normal(c): c for c in allowed_commands if c.strip()}
         self.allow_shell = allow_shell
         self.command_timeout = command_timeout
@@ -241,6 +244,7 @@ class Toolbox:
                 tool(self.search),
                 tool(self.list_files),
                 tool(self.run, extra_description=rule),
+                *([tool(self.logs)] if logs is not None else []),
                 tool(self.finish_review, name="finish", extra_description=self._threads_rule())
                 if self.threads is not None
                 else tool(self.finish),
@@ -342,6 +346,49 @@ class Toolbox:
                 f"`{command}` is not an allowed command, nor an allowed test runner with test-selection "
                 f"arguments: {exc}"
             ) from None
+
+    def logs(
+        self,
+        action: Literal["list", "read", "search"],
+        job: str | None = None,
+        start: int = 1,
+        end: int | None = None,
+        pattern: str | None = None,
+        ignore_case: bool = False,
+        context: int = 0,
+        max_matches: int = 30,
+    ) -> str:
+        """Read and search the failed jobs' whole CI logs (timestamps and colours removed, secrets masked).
+
+        `list`: each job and its line count. `read`: lines `start` to `end` of one `job` (1-based,
+        inclusive), at most 400 lines or 12,000 characters per call (it says where to read on).
+        `search`: lines matching `pattern` in one `job` or all, as `job:line: text`, with `context`
+        lines around each (`job-line- text`); one search matches for at most 5 seconds.
+
+        Args:
+            action: `list`, `read` or `search`.
+            job: The job's name, as `list` shows it (required for `read`; for `search`, all jobs when omitted).
+            start: `read`: the first line.
+            end: `read`: the last line (default: as far as one read goes).
+            pattern: `search`: a Python regular expression matched against each line.
+            ignore_case: `search`: match regardless of case.
+            context: `search`: lines shown before and after each match (0 to 10).
+            max_matches: `search`: at most this many matches (1 to 100).
+        """
+        logs = self.job_logs
+        if logs is None:
+            raise ToolFailure("no job log was stored for this attempt")
+        if action == "list":
+            return logs.list_jobs()
+        if action == "read":
+            if job is None:
+                raise ToolFailure(
+                    "`read` needs `job`; the jobs are: " + ", ".join(f"`{n}`" for n in logs.names)
+                )
+            return logs.read(job, start, end)
+        if not pattern:
+            raise ToolFailure("`search` needs `pattern`, a regular expression")
+        return logs.search(pattern, job, ignore_case=ignore_case, context=context, max_matches=max_matches)
 
     def finish(
         self, summary: str, root_cause: str, confidence: Confidence, notes_left_as_is: list[str] | None = None

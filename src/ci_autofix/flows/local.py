@@ -76,6 +76,7 @@ def fix(
             commit_message(diagnosis, head),
             commands,
             author,
+            log,
         )
     except Halt as halt:
         raise _with_fixer_hint(halt, diagnosis, settings) from None
@@ -93,7 +94,10 @@ def _ladder(
     message: CommitMessage,
     commands: WorkflowCommands,
     author: Identity,
+    log: bytes | Path,
 ) -> Proposal:
+    """The ladder in a work area of `head`; `log`, the failed log, is the agent's `logs` tool's one job."""
+    from ci_autofix.agent.joblogs import JobLog
     from ci_autofix.clients import build_clients
     from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
@@ -113,6 +117,7 @@ def _ladder(
                     actions=commands.actions,
                     notes=commands.notes,
                     author=author,
+                    logs=[JobLog("log", log)],
                 ),
                 runner,
             )

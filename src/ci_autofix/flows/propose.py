@@ -41,6 +41,7 @@ from ci_autofix.triage.model import Diagnosis, Failure
 from ci_autofix.triage.workflow import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
+    from ci_autofix.agent.joblogs import JobLog
     from ci_autofix.deliver.suggestion import Delivery
     from ci_autofix.ladder.run import Proposal
 
@@ -162,6 +163,7 @@ def _attempt(
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis, jobs = _triage(gh, event, settings, seen.logs)
+    logs = _kept_logs(jobs, seen.logs)  # as downloaded once: the agent's `logs` tool reads them
     seen.diagnosis = diagnosis
     commands = _workflow_commands(git, event, jobs)
     if diagnosis.is_infra:
@@ -186,6 +188,7 @@ def _attempt(
                 commands=commands.lines,
                 actions=commands.actions,
                 notes=commands.notes,
+                logs=logs,
             ),
             runner,
         )
@@ -563,6 +566,13 @@ def _triage(
     if logs is None:
         raise RuntimeError("the flow made no directory for the logs")
     return triage_run(gh, event.run.id, event.run.run_attempt, settings, logs)
+
+
+def _kept_logs(jobs: list[JobInfo], logs: Path | None) -> list[JobLog]:
+    """The failed jobs' logs where `triage_run` streamed them, for the agent's `logs` tool."""
+    from ci_autofix.agent.joblogs import JobLog  # with the fix stages: only when they run
+
+    return [JobLog(job.name, logs / f"job-{job.id}.log") for job in jobs] if logs is not None else []
 
 
 def triage_run(

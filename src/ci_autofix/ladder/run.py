@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
+from ci_autofix.agent.joblogs import JobLog, JobLogs
 from ci_autofix.agent.loop import Budget
 from ci_autofix.clients import Model
 from ci_autofix.errors import Halt, HaltReason, Kept
@@ -77,6 +78,8 @@ class LadderInput:
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
     author: Identity = BOT  # the fix commit's author and committer
     threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
+    # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
+    logs: list[JobLog] = field(default_factory=list)
 
 
 def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
@@ -86,6 +89,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     commands = job.commands
     notes: list[str] = list(job.notes)
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
+    logs = _store_logs(job)
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
     clean = CleanRuns(
         job.area,
@@ -108,7 +112,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
 
     seen = _Seen()
     try:
-        return _climb(job, runner, sandbox, git, clean, plan, notes, seen)
+        return _climb(job, runner, sandbox, git, clean, plan, notes, seen, logs)
     except Halt as halt:
         try:
             kept = _keeping(halt, job, sandbox, git, seen)
@@ -157,6 +161,7 @@ def _climb(
     plan: list[FixerSpec],
     notes: list[str],
     seen: _Seen,
+    logs: JobLogs | None,
 ) -> Proposal:
     """The rungs after reproduction: fixers, the agent, the patch checks."""
     settings, commands, partial = job.settings, job.commands, ""
@@ -173,7 +178,7 @@ def _climb(
     if job.threads is not None or not _settled(job.diagnosis, fixer_runs, verification):
         unavailable = agent_available(settings)
         if unavailable is None:
-            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner)
+            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner, logs)
             seen.agent, seen.verification = agent_result, verification
         elif _changed(git, sandbox, job.head_sha):
             partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
@@ -250,7 +255,7 @@ def _climb(
 
 
 def _agent_rungs(
-    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner
+    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner, logs: JobLogs | None
 ) -> tuple[AgentResult, Verification | None]:
     """The agent, and one more turn with the new output when its fix still fails. Both runs draw
     on one budget, the attempt's: the retry gets what the first run left of `max-turns`,
@@ -265,7 +270,13 @@ def _agent_rungs(
     request = _request(job, context)
     budget = Budget.start(request)
     result = run_agent(
-        request, llm=llm, sandbox=sandbox, secrets=job.settings.secrets(), on_turn=progress, budget=budget
+        request,
+        llm=llm,
+        sandbox=sandbox,
+        secrets=job.settings.secrets(),
+        on_turn=progress,
+        budget=budget,
+        logs=logs,
     )
     verification = _verify(sandbox, job, git, clean)
     if verification is not None and verification.outcome == "failed":
@@ -284,6 +295,7 @@ def _agent_rungs(
                 secrets=job.settings.secrets(),
                 on_turn=progress,
                 budget=budget,
+                logs=logs,
             )
             result = replace(retry, transcript=(*result.transcript, *retry.transcript))
         except Halt as halt:
@@ -296,6 +308,14 @@ def _agent_rungs(
             ) from None
         verification = _verify(sandbox, job, git, clean)
     return result, verification
+
+
+def _store_logs(job: LadderInput) -> JobLogs | None:
+    """The failed jobs' logs, normalised and masked, in the work area's `logs/` (ours, outside the
+    copy) for the agent's `logs` tool; None when there is no log or the agent will not run."""
+    if not job.logs or agent_available(job.settings) is not None:
+        return None
+    return JobLogs.write(job.area.logs_dir, job.logs, job.settings.secrets())
 
 
 def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:

@@ -20,6 +20,9 @@ directory (0711) holding:
 - `env/` (the virtualenv the judged runs use): the sandbox's while the setup runs, ours
   (read-only to it) otherwise, so no command run for the repository can change it.
 - `tools/`: fixer tools we install (ours; the sandbox may run them, not change them).
+- `logs/` (`logs_dir`): the failed jobs' logs for the agent's `logs` tool, made by
+  `agent.joblogs` before any command runs (0700, ours only: the sandbox can neither read nor
+  write them, and they are outside the copy the agent edits).
 
 When we are root, everything the sandbox gets belongs to a dedicated uid and gid picked at
 random in 60000-64999 (inside rootless podman's 65536-uid namespaces) that no account, group
@@ -68,6 +71,11 @@ class Workarea:
     uid: int | None  # None: commands run as our own user
     gid: int | None
     sealed: tuple[Path, ...]  # the checkout's git data, closed to others while commands run
+
+    @property
+    def logs_dir(self) -> Path:
+        """Where the failed jobs' logs are stored for the agent (made by `agent.joblogs`)."""
+        return self.base / "logs"
 
     @property
     def git(self) -> Git:
