@@ -13,7 +13,7 @@ from ci_autofix.triage.excerpt import Span
 from ci_autofix.triage.logview import LogView, Step
 from ci_autofix.triage.model import Category, Diagnosis, Failure
 from ci_autofix.triage.normalize import without_marker
-from ci_autofix.triage.parsers import PARSERS, Found
+from ci_autofix.triage.parsers import PARSERS, Found, Parser
 from ci_autofix.triage.tokens import estimate_tokens
 
 WINDOW_BEFORE = 8
@@ -27,21 +27,44 @@ MAX_EVIDENCE = 12
 CODE_KINDS = {"test", "lint", "format", "type"}
 WEAK_TOOLS = {"shell", "runtime", "make"}
 
-STRONG_RE = re.compile(
-    r"\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|cannot|could not|"
-    r"couldn't|unable to|not found|denied|undefined|segmentation fault|killed|timed out|aborted?|"
-    r"assertion\w*|violations?)\b|✗|✖|✘|(?-i:^(?:--- )?FAIL\b)",
-    re.I,
+# An error line has one of these (family, pattern) alternatives and none of NOISE's; both are
+# matched case-insensitively. The families are what the benchmark's ablation switches off.
+STRONG: tuple[tuple[str, str], ...] = (
+    (
+        "error-words",
+        r"\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|cannot|could not|"
+        r"couldn't|unable to|not found|denied|undefined|segmentation fault|killed|timed out|aborted?|"
+        r"assertion\w*|violations?)\b",
+    ),
+    ("cross-marks", r"✗|✖|✘"),
+    # PHP run-tests, automake, Jest, `go test`: `FAIL tests/x.phpt`, `--- FAIL: TestX`
+    ("fail-upper", r"(?-i:^(?:--- )?FAIL\b)"),
+    # the same word as a padded badge, in brackets or parentheses: Vitest's ` FAIL  src/a.test.ts`,
+    # Ginkgo's `[FAIL] Suite [It] t`, Bun's `(fail) suite > t [0.3ms]`
+    ("fail-badge", r"(?-i:^\s+FAIL\b|^\s*\[FAIL\]|^\(fail\) )"),
+    # a `×` that opens a line: miette's error reports (Biome, oxlint, Deno, Turborepo, Rspack)
+    # and Vitest's failed-test lines; a `×` inside a line (`640 × 480`) is not one
+    ("times-mark", r"^\s*× "),
 )
-NOISE_RE = re.compile(
-    r"\b(?:0|no) (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=] ?0\b|-Werror|"
-    r"\berror[-_](?:prone|reporting|log|page|handler)|ignore[-_]errors|continue-on-error|"
-    r"fail-fast|allow_failure|\bonerror\b|\bwarn(?:ing)?\b|"
+NOISE: tuple[tuple[str, str], ...] = (
+    ("zero-counts", r"\b(?:0|no) (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=] ?0\b"),
+    (
+        "option-names",
+        r"-Werror|\berror[-_](?:prone|reporting|log|page|handler)|ignore[-_]errors|continue-on-error|"
+        r"fail-fast|allow_failure|\bonerror\b|\bwarn(?:ing)?\b",
+    ),
     # a passing test whose name mentions an error: `... returns FAIL on NULL: 3 ms OK`, `ok 12 errors`
-    r"(?:\bOK|\bok|\bpassed|\bPASSED|✓|✔)\s*(?:\(\d+(?:\.\d+)?\s*m?s\))?$|^\s*(?:ok|PASS|PASSED|SKIP|SKIPPED|XFAIL|✓|✔)\b|"
+    (
+        "passing-tests",
+        r"(?:\bOK|\bok|\bpassed|\bPASSED|✓|✔)\s*(?:\(\d+(?:\.\d+)?\s*m?s\))?$|^\s*(?:ok|PASS|PASSED|✓|✔)\b",
+    ),
+    ("skipped-tests", r"^\s*(?:SKIP|SKIPPED|XFAIL)\b"),
     # configure-time probes (cmake, autoconf) that are expected to fail
-    r"^-- (?:Looking for|Performing Test|Check(?:ing)? (?:for|if|whether)|Could NOT find)|^checking .*\.\.\. (?:no|not found)$",
-    re.I,
+    (
+        "configure-probes",
+        r"^-- (?:Looking for|Performing Test|Check(?:ing)? (?:for|if|whether)|Could NOT find)|"
+        r"^checking .*\.\.\. (?:no|not found)$",
+    ),
 )
 HEADLINE_RE = re.compile(
     r"^(?:\S+: )?(?:error|fatal|failed|failure)\b|^\[?(?:ERROR|FATAL|FAIL|FAILED)\]?\b|(?:Error|Exception):|"
@@ -57,6 +80,13 @@ WERROR_RE = re.compile(
     re.I,
 )
 WARNING_RE = re.compile(r"(?:^|: )warning\b", re.I)
+# GitHub's error annotation (`::error::msg` from a workflow command or a problem matcher, shown as
+# `##[error]msg`): the runner says the line is an error whatever its words
+ANNOTATION_RE = re.compile(r"^##\[error\]")
+# the last command a failed step echoed before it failed (`$ cmd` from spin, Travis, many scripts;
+# `+ cmd` from `set -x`); matched on the line as parsers read it (colour codes printed as text removed)
+ECHO_RE = re.compile(r"^(?:\$|\+) \S")
+ECHO_LOOKBACK = 2000
 PROMPT_RE = re.compile(r"^\$ (?P<cmd>\S.*)$")
 TRAVIS_EXIT_RE = re.compile(
     r"^(?:The command \"(?P<cmd>.+)|.*)\" (?:failed and )?exited with (?P<code>\d+)\."
@@ -107,7 +137,7 @@ def _sparse(marks: bytearray) -> list[int]:
     return out
 
 
-def _parse(view: LogView, lines: list[int]) -> list[Found]:
+def _parse(view: LogView, lines: list[int], parsers: tuple[Parser, ...]) -> list[Found]:
     found: list[Found] = []
     claimed_to = -1
     for i in lines:
@@ -116,7 +146,7 @@ def _parse(view: LogView, lines: list[int]) -> list[Found]:
         line = without_marker(view.clean(i))
         if not line.strip():
             continue
-        for parser in PARSERS:
+        for parser in parsers:
             match = parser.trigger.search(line)
             if match is None:
                 continue
@@ -151,6 +181,16 @@ def _commands(view: LogView) -> tuple[list[str], list[Span]]:
             commands.append(PROMPT_RE.match(view.clean(prompt)).group("cmd"))  # type: ignore[union-attr]
             spans.append(Span(prompt, prompt, 0))
     return commands, spans
+
+
+def _last_echo(view: LogView, first: int, end: int, echo: re.Pattern[str] | None) -> int | None:
+    """The last line in (first, end) that echoes a command, within `ECHO_LOOKBACK` lines of `end`."""
+    if echo is None:
+        return None
+    for i in range(end - 1, max(first, end - ECHO_LOOKBACK), -1):
+        if echo.match(without_marker(view.clean(i))):
+            return i
+    return None
 
 
 def _travis_command(view: LogView, end: int) -> str:
@@ -196,26 +236,34 @@ def failed_ranges(view: LogView) -> list[tuple[int, int]]:
     return ranges
 
 
-def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> list[Span]:
+def _fallback_spans(view: LogView, examined: list[int], claimed: set[int], rules: Rules) -> list[Span]:
     """Error lines no parser claimed (with what follows them) and the failed step's or log's tail."""
     spans: list[Span] = []
     failed = failed_ranges(view)
     for first, end in failed:
-        spans.append(Span(max(first, end - SUMMARY_LINES), end, 2, rank=0))
+        if rules.summary_lines:
+            spans.append(Span(max(first, end - rules.summary_lines), end, 2, rank=0))
         spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
         spans.append(Span(max(first, end - LONG_TAIL_LINES), end, LONG_TAIL_PRIORITY, rank=0))
+        echoed = _last_echo(view, first, end, rules.echo)
+        if echoed is not None:
+            spans.append(Span(echoed, echoed, 1, rank=0))
     n = len(view)
     anchors = set(view.anchors)
     # a compiler that says it failed because of warnings (`-Werror`) makes its warnings the errors
-    warnings_fail = any(WERROR_RE.search(view.clean(i)) for i in view.anchors)
+    werror = rules.werror
+    warnings_fail = werror is not None and any(werror.search(view.clean(i)) for i in view.anchors)
     candidates: list[tuple[int, int]] = []
     for i in examined:
         if i in claimed or i not in anchors:
             continue
-        line = without_marker(view.clean(i))
-        if warnings_fail and WARNING_RE.search(line):
+        raw = view.clean(i)
+        line = without_marker(raw)
+        warned = warnings_fail and WARNING_RE.search(line)
+        annotated = rules.annotation is not None and rules.annotation.match(raw) and line.strip()
+        if warned or annotated:
             strength = 2
-        elif not STRONG_RE.search(line) or NOISE_RE.search(line):
+        elif not rules.strong_re.search(line) or rules.noise_re.search(line):
             continue
         else:
             strength = 2 if HEADLINE_RE.search(line.strip()) else 1
@@ -229,7 +277,7 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int]) -> li
     blocks = sorted(
         (
             i - CONTEXT_BEFORE,
-            _block_end(view, i),
+            _block_end(view, i, rules.frame),
             strength,
             templates[TEMPLATE_RE.sub("#", view.clean(i).strip())[:120]],
         )
@@ -272,12 +320,40 @@ FRAME_LINES = 100  # a stack trace's frames continue its paragraph up to this ma
 FRAME_RE = re.compile(r"^\W{0,4}\s*(?:#\d+\s+0x[0-9a-f]+ in |at \S+\(|File \"[^\"]+\", line \d+)")
 
 
-def _block_end(view: LogView, i: int) -> int:
+def _alternatives(parts: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{pattern})" for _, pattern in parts) or r"(?!)", re.I)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule set triage runs with, as data. `RULES` is the one the product uses; the benchmark's
+    ablation passes reduced copies (`dataclasses.replace`) to measure what each rule family adds."""
+
+    parsers: tuple[Parser, ...] = PARSERS
+    strong: tuple[tuple[str, str], ...] = STRONG
+    noise: tuple[tuple[str, str], ...] = NOISE
+    werror: re.Pattern[str] | None = WERROR_RE  # None: warnings never become error lines
+    annotation: re.Pattern[str] | None = ANNOTATION_RE  # None: a `##[error]` line needs an error word too
+    echo: re.Pattern[str] | None = ECHO_RE  # None: the failed step's last echoed command is not kept
+    frame: re.Pattern[str] | None = FRAME_RE  # None: a paragraph never continues on stack frames
+    summary_lines: int = SUMMARY_LINES  # 0: the failed step's summary does not compete with the first region
+    strong_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    noise_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "strong_re", _alternatives(self.strong))
+        object.__setattr__(self, "noise_re", _alternatives(self.noise))
+
+
+RULES = Rules()
+
+
+def _block_end(view: LogView, i: int, frame: re.Pattern[str] | None = FRAME_RE) -> int:
     """The end of the paragraph that starts at `i`: up to two blank lines, a prompt or a step marker."""
     last, blanks = i, 0
     for j in range(i + 1, min(len(view), i + FRAME_LINES + 1)):
         line = view.clean(j)
-        if j > i + BLOCK_LINES and not FRAME_RE.match(line):
+        if j > i + BLOCK_LINES and (frame is None or not frame.match(line)):
             break
         if not line.strip():
             blanks += 1
@@ -317,12 +393,12 @@ def _ranked(found: list[Found]) -> list[Span]:
     return spans
 
 
-def analyse(log: str | bytes | Path, where: str = "") -> Analysis:
+def analyse(log: str | bytes | Path, where: str = "", rules: Rules = RULES) -> Analysis:
     """The analysis of one log: raw text or bytes, or the path of a file (read in chunks, never whole)."""
     view = LogView(log)
     analysis = Analysis(view=view)
     examined = _examined(view)
-    analysis.found = _parse(view, examined)
+    analysis.found = _parse(view, examined, rules.parsers)
     for f in analysis.found:
         f.failure.evidence = [
             redact(view.clean(i)) for i in range(f.first, min(f.last, f.first + MAX_EVIDENCE - 1) + 1)
@@ -335,7 +411,7 @@ def analyse(log: str | bytes | Path, where: str = "") -> Analysis:
     claimed: set[int] = set()
     for f in analysis.found:
         claimed.update(range(f.first, f.last + 1))
-    analysis.spans = command_spans + _ranked(analysis.found) + _fallback_spans(view, examined, claimed)
+    analysis.spans = command_spans + _ranked(analysis.found) + _fallback_spans(view, examined, claimed, rules)
     analysis.category, analysis.infra_reason = _categorise(view, analysis)
     return analysis
 
@@ -367,8 +443,10 @@ def dedupe(failures: list[Failure]) -> list[Failure]:
     return list(merged.values())
 
 
-def diagnose_one(log: str | bytes | Path, *, max_tokens: int, where: str = "") -> Diagnosis:
-    analysis = analyse(log, where)
+def diagnose_one(
+    log: str | bytes | Path, *, max_tokens: int, where: str = "", rules: Rules = RULES
+) -> Diagnosis:
+    analysis = analyse(log, where, rules)
     view = analysis.view
     text = excerpt.build(analysis.spans, view.clean, len(view), max_tokens)
     failures = dedupe([f.failure for f in analysis.found])

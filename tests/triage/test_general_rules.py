@@ -1,0 +1,223 @@
+"""Rules about output conventions shared by many tools and repositories (issue 17, part 3).
+
+Each rule is tested on the real shape of the line it is about, buried in a long build so that
+only the rule can bring it into the excerpt, and beside a passing line that looks the same and
+must not be picked.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ci_autofix.triage import diagnose
+from ci_autofix.triage.engine import analyse
+from triage.logformat import github_log
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+
+def _noise(n: int, start: int = 0) -> list[str]:
+    return [
+        f"[{k % 100:3d}%] Building CXX object src/CMakeFiles/core.dir/unit{k:04d}.cpp.o"
+        for k in range(start, start + n)
+    ]
+
+
+def _buried(block: list[str], *, end: str = "make: *** [Makefile:12: check] Error 1") -> str:
+    """A failed step whose output is a long build with `block` in the middle, far from its end."""
+    return "\n".join([*_noise(900), *block, *_noise(900, 900), end])
+
+
+def _kept(excerpt: str, line: str) -> bool:
+    return any(line.strip() == kept.strip() for kept in excerpt.splitlines())
+
+
+def _excerpt(output: str, script: str = "make check") -> str:
+    return diagnose(github_log(script, output), max_tokens=6000).excerpt
+
+
+# --- Ginkgo's `[FAIL]` summary line (Go projects: Kubernetes, go-redis, ...) and Bun's `(fail)`
+
+
+GINKGO_FAIL = "  [FAIL] Redis commands [It] should PING the server"
+GINKGO_WHERE = "  /home/runner/work/demo/demo/commands_test.go:60"
+
+
+def test_a_ginkgo_fail_summary_line_is_an_error_line() -> None:
+    excerpt = _excerpt(_buried([GINKGO_FAIL, GINKGO_WHERE]))
+    assert _kept(excerpt, GINKGO_FAIL)
+    assert _kept(excerpt, GINKGO_WHERE)
+
+
+def test_a_word_that_starts_with_fail_is_not_a_fail_badge() -> None:
+    lookalike = "  [FAILOVER] Redis sentinel [It] should elect a new master"
+    excerpt = _excerpt(_buried([lookalike, GINKGO_WHERE]))
+    assert not _kept(excerpt, lookalike)
+
+
+BUN_FAIL = "(fail) math > adds two numbers [0.31ms]"
+
+
+def test_a_bun_fail_line_is_an_error_line() -> None:
+    excerpt = _excerpt(_buried(["test/math.test.ts:", "12 |   expect(add(1, 1)).toBe(3);", BUN_FAIL]))
+    assert _kept(excerpt, BUN_FAIL)
+
+
+def test_a_bun_pass_line_is_not_picked() -> None:
+    passing = "(pass) math > fails gracefully on bad input [0.12ms]"
+    assert not _kept(_excerpt(_buried([passing])), passing)
+
+
+# --- miette's `×` (Biome, oxlint, Deno, Turborepo, Rspack) and Vitest's failed tests
+
+
+BIOME = [
+    "src/index.ts:1:1 lint/style/useConst  FIXABLE  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━",
+    "",
+    "  × This let declares a variable that is only assigned once.",
+    "",
+    "  > 1 │ let total = 1;",
+]
+
+
+def test_a_miette_cross_opens_an_error_line() -> None:
+    excerpt = _excerpt(_buried(BIOME), script="npx @biomejs/biome ci .")
+    assert _kept(excerpt, BIOME[2])
+    assert _kept(excerpt, BIOME[4])
+
+
+def test_a_times_sign_inside_a_line_is_not_an_error_mark() -> None:
+    lookalike = "  resized icon.png to 64 × 64 (unexpected ratio kept)"
+    assert not _kept(_excerpt(_buried([lookalike])), lookalike)
+
+
+# --- GitHub's `##[error]` annotation, whatever its words
+
+
+ANNOTATION = "##[error]app/models.py:12:80: Line too long (97 > 79 characters)"
+
+
+def test_a_github_error_annotation_is_an_error_line() -> None:
+    assert _kept(_excerpt(_buried([ANNOTATION])), ANNOTATION)
+
+
+def test_the_same_words_without_the_annotation_are_not_picked() -> None:
+    warning = ANNOTATION.replace("##[error]", "##[warning]")
+    assert not _kept(_excerpt(_buried([warning])), warning)
+
+
+# --- the command the failed step echoed last
+
+
+ECHO = "^[[94m^[[1m$ /opt/hostedtoolcache/Python/3.12.13/x64/bin/python -P -m pytest -m 'not slow'^[[0m"
+
+
+def test_the_last_echoed_command_of_the_failed_step_is_kept() -> None:
+    output = "\n".join(
+        [
+            "$ pip install -e .",
+            *_noise(300),
+            ECHO,
+            *_noise(1500, 300),
+            "Fatal Python error: Segmentation fault",
+        ]
+    )
+    excerpt = _excerpt(output, script="spin test")
+    assert _kept(excerpt, ECHO)
+    assert not _kept(excerpt, "$ pip install -e .")  # an earlier command is not the one that failed
+
+
+def test_an_xtrace_echo_is_a_command_too() -> None:
+    output = "\n".join(
+        ["+ cmake --build build", *_noise(1500), "+ ctest -j2 --test-dir build", *_noise(400, 1500)]
+    )
+    excerpt = _excerpt(output, script="set -x; ./ci.sh")
+    assert _kept(excerpt, "+ ctest -j2 --test-dir build")
+    assert not _kept(excerpt, "+ cmake --build build")
+
+
+def test_a_passing_step_echo_is_not_kept() -> None:
+    output = "\n".join([*_noise(900), "make: *** [Makefile:12: check] Error 1"])
+    log = github_log("make check", output)
+    passing = "\n".join(
+        github_log(
+            "make docs", "$ sphinx-build docs out\n" + "\n".join(_noise(600)), exit_code=0
+        ).splitlines()[:-4]
+    )
+    excerpt = diagnose(passing + "\n" + log, max_tokens=6000).excerpt
+    assert not _kept(excerpt, "$ sphinx-build docs out")
+
+
+# --- TAP's `not ok` (node:test, node-tap, tape, Bats, prove)
+
+
+@needs_node
+def test_a_tap_failure_is_kept_with_its_yaml_block(tmp_path: Path) -> None:
+    (tmp_path / "math.test.js").write_text(
+        "const test = require('node:test');\n"
+        "const assert = require('node:assert');\n"
+        "test('adds numbers', () => { assert.strictEqual(1 + 1, 3); });\n"
+        "test('not ok handling', () => {});\n"
+        "test('todo one', { todo: 'later' }, () => { throw new Error('pending'); });\n"
+    )
+    done = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", "math.test.js"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert done.returncode != 0
+    tap_lines = done.stdout.splitlines()
+    assert "not ok 1 - adds numbers" in tap_lines
+    assert "ok 2 - not ok handling" in tap_lines
+    assert "not ok 3 - todo one # TODO later" in tap_lines
+    d = diagnose(github_log("node --test", _buried(tap_lines)), max_tokens=6000)
+    excerpt = d.excerpt
+    assert _kept(excerpt, "not ok 1 - adds numbers")
+    assert _kept(excerpt, "2 !== 3")
+    assert _kept(excerpt, "operator: 'strictEqual'")
+    tap = [f for f in d.failures if f.tool == "tap"]
+    assert [f.test_id for f in tap] == ["adds numbers"]  # not the passing `not ok handling`, not the TODO
+    assert "    2 !== 3" in tap[0].evidence  # its YAML block is its evidence
+    found = [
+        f for f in analyse(github_log("node --test", _buried(tap_lines))).found if f.failure.tool == "tap"
+    ]
+    start = tap_lines.index("not ok 1 - adds numbers")
+    end = tap_lines.index("  ...", start)  # the YAML block ends there, before the next test point
+    assert found[0].last - found[0].first == end - start
+
+
+def test_a_bats_failure_is_kept_with_its_comment_lines() -> None:
+    bats = [
+        "1..3",
+        "ok 1 addition using bc",
+        "not ok 2 addition using dc",
+        "# (in test file test/add.bats, line 12)",
+        '#   `[ "$result" -eq 4 ]\' failed',
+        "ok 3 subtraction",
+    ]
+    d = diagnose(github_log("bats test", _buried(bats)), max_tokens=6000)
+    assert _kept(d.excerpt, "not ok 2 addition using dc")
+    assert _kept(d.excerpt, "# (in test file test/add.bats, line 12)")
+    tap = [f for f in d.failures if f.tool == "tap"]
+    assert [f.test_id for f in tap] == ["addition using dc"]
+    assert tap[0].evidence[1:] == bats[3:5]  # its comment lines are its evidence, the next point is not
+
+
+def test_a_skipped_tap_point_is_not_a_failure() -> None:
+    bats = [
+        "1..3",
+        "ok 1 addition",
+        "not ok 2 needs docker # skip docker is not installed",
+        "ok 3 subtraction",
+    ]
+    d = diagnose(
+        github_log("bats test", "\n".join([*_noise(900), *bats])), max_tokens=6000
+    )  # read: the step's end
+    assert [f for f in d.failures if f.tool == "tap"] == []
