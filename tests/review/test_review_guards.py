@@ -170,3 +170,31 @@ def test_a_review_that_only_comments_is_not_acted_on(github_emulator: GitHubEmul
 
     assert result.outputs["reason"] == "not-a-failure", result.log
     assert not [r for r in emu.requests if r.server == "api"]
+
+
+def test_the_failed_steps_of_the_heads_failing_ci_verify_a_review_fix(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """CI also fails on the reviewed head: its failed step (from the workflow file, never the log)
+    is what reproduces and verifies, with no `test-command`."""
+    from calc_scenario import PYTEST
+    from emulator import JobSpec, StepSpec
+
+    emu = github_emulator
+    reviewed = seed(emu, tmp_path)
+    failed = emu.add_workflow_run(
+        REPO,
+        ".github/workflows/ci.yml",
+        BRANCH,
+        reviewed.head_sha,
+        "failure",
+        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=b"E   assert 1 == 2\n")],
+    )
+
+    result = run_review(
+        emu, tmp_path, reviewed, NO_MODEL, inputs={"anthropic-api-key": "", "test-command": ""}
+    )
+
+    assert result.outputs["reason"] == "agent-disabled", result.log
+    assert f"CI fails on the head: .github/workflows/ci.yml (run {failed.id})" in result.log
+    assert f"running {PYTEST}" in result.log

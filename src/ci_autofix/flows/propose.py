@@ -163,7 +163,7 @@ def _attempt(
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis, jobs = _triage(gh, event, settings, seen.logs)
-    logs = _kept_logs(jobs, seen.logs)  # as downloaded once: the agent's `logs` tool reads them
+    logs = kept_logs(jobs, seen.logs)  # as downloaded once: the agent's `logs` tool reads them
     seen.diagnosis = diagnosis
     commands = _workflow_commands(git, event, jobs)
     if diagnosis.is_infra:
@@ -568,7 +568,7 @@ def _triage(
     return triage_run(gh, event.run.id, event.run.run_attempt, settings, logs)
 
 
-def _kept_logs(jobs: list[JobInfo], logs: Path | None) -> list[JobLog]:
+def kept_logs(jobs: list[JobInfo], logs: Path | None) -> list[JobLog]:
     """The failed jobs' logs where `triage_run` streamed them, for the agent's `logs` tool."""
     from ci_autofix.agent.joblogs import JobLog  # with the fix stages: only when they run
 

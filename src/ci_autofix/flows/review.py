@@ -26,7 +26,7 @@ from ci_autofix.flows.access import WRITE_LEVELS
 from ci_autofix.flows.dispatch import own_workflow_file
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
-from ci_autofix.flows.propose import delivered, failed_commands, keep_work, triage_run
+from ci_autofix.flows.propose import delivered, failed_commands, keep_work, kept_logs, triage_run
 from ci_autofix.flows.review_event import check_review_guards, parse_review
 from ci_autofix.git import Git, GitError, auth_env, fetch_bare, remote_url
 from ci_autofix.github import PullInfo, ReviewInfo, RunInfo
@@ -41,6 +41,7 @@ from ci_autofix.triage.model import Category, Diagnosis
 from ci_autofix.triage.workflow import WorkflowCommands
 
 if TYPE_CHECKING:
+    from ci_autofix.agent.joblogs import JobLog
     from ci_autofix.ladder.run import Proposal
 
 REVIEW_CYCLES = 3  # review findings are a judgement: fewer cycles than CI attempts
@@ -111,7 +112,7 @@ def _review(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -
         (Path(root) / "git").mkdir()
         git, merge_base = _fetch(Path(root) / "git", settings, pull)
         pr_diff = git.diff(merge_base, pull.head_sha)
-        diagnosis, commands = _checks(gh, git, settings, runner, pull, failing, Path(root))
+        diagnosis, commands, logs = _checks(gh, git, settings, runner, pull, failing, Path(root))
         seen.diagnosis = diagnosis if failing else None
         with workarea(git.repo, pull.head_sha) as area:
             proposal = run_ladder(
@@ -129,6 +130,7 @@ def _review(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -
                     actions=commands.actions,
                     notes=commands.notes,
                     threads=[t.id for t in threads],
+                    logs=logs,
                 ),
                 runner,
             )
@@ -331,11 +333,12 @@ def _checks(
     pull: PullInfo,
     failing: list[RunInfo],
     root: Path,
-) -> tuple[Diagnosis, WorkflowCommands]:
-    """What verifies the fix: the failed steps of the head's failing CI runs (their diagnosis is
-    the agent's too), and `test-command` (the ladder adds it)."""
+) -> tuple[Diagnosis, WorkflowCommands, list[JobLog]]:
+    """What verifies the fix: the failed steps of the head's failing CI runs (their diagnosis and
+    their whole logs are the agent's too), and `test-command` (the ladder adds it)."""
     commands = WorkflowCommands()
     diagnoses: list[Diagnosis] = []
+    kept: list[JobLog] = []
     for run in failing:
         runner.info(
             f"  CI fails on the head: {run.workflow_path} (run {run.id}); its failed steps verify the fix"
@@ -349,6 +352,7 @@ def _checks(
         if found.is_infra:  # no change would fix it, and re-running it proves nothing about the fix
             continue
         diagnoses.append(found)
+        kept.extend(kept_logs(jobs, logs))
         more = failed_commands(git, pull.head_sha, run.workflow_path, jobs)
         commands.commands.extend(more.commands)
         commands.actions.extend(more.actions)
@@ -359,7 +363,7 @@ def _checks(
             "CI passes on the pull request's head (or no failed step can be re-run), and no `test-command` "
             "is set: the fix cannot be verified here."
         )
-    return diagnosis, commands
+    return diagnosis, commands, kept
 
 
 def _no_failure(settings: Settings) -> Diagnosis:
