@@ -87,3 +87,29 @@ def test_known_values_are_masked_wherever_they_appear() -> None:
 def test_harmless_text_is_untouched(text: str) -> None:
     assert redact(text) == text
     assert find_secrets(text) == []
+
+
+# Each pattern runs only where its hints occur (a long log skips most patterns): these spellings
+# hold a hint only through case, an unusual keyword or a letter `re.IGNORECASE` equates with ASCII.
+HINTED = [
+    ("authorization-header", "PROXY-AUTHORIZATION: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+    ("authorization-header", "Authorızation: token s3cr3tvalue", "s3cr3tvalue"),  # dotless ı
+    ("aws-secret-key", "AWS_ſECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+    ("secret-assignment", "ACCESS_KEY=abcd1234efgh", "abcd1234efgh"),
+    ("secret-assignment", "PRIVATE_KEY=abcd1234efgh", "abcd1234efgh"),
+    ("secret-assignment", "APIKEY=abcd1234efgh", "abcd1234efgh"),
+    ("secret-assignment", "DB_PASSWD=abcd1234efgh", "abcd1234efgh"),
+    ("secret-flag", "tool --API-KEY=abcd1234efgh", "abcd1234efgh"),
+    ("secret-flag", "tool --apikey abcd1234efgh", "abcd1234efgh"),
+    ("secret-flag", "tool --api_key=abcd1234efgh", "abcd1234efgh"),
+    ("secret-flag", "GET /x?access_token=abcd1234efgh", "abcd1234efgh"),
+    ("private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n", "b3BlbnNzaC1rZXk"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "secret"), HINTED, ids=[f"{c[0]}-{i}" for i, c in enumerate(HINTED)]
+)
+def test_a_pattern_runs_wherever_it_can_match(name: str, text: str, secret: str) -> None:
+    assert secret not in redact(text), name
+    assert secret not in redact("x" * 100_000 + "\n" + text + "\n" + "y" * 100_000)

@@ -39,6 +39,9 @@ class SecretPattern:
     name: str
     regex: re.Pattern[str]
     keep_group: int = 0  # a group kept verbatim before the mask (a header name, an env var name)
+    # Lower-case strings of which every match holds one: when the lower-cased text holds none, the
+    # pattern is not run at all (most of a long log has no `authorization`, no `token`, ...).
+    hints: tuple[str, ...] = ()
 
 
 # The keyword a sensitive variable name contains; the name's other characters need no matching
@@ -54,37 +57,52 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
             re.S,
         ),
+        hints=("private key",),
     ),
-    SecretPattern("github-token", re.compile(r"gh[pousr]_[A-Za-z0-9]{30,255}")),
-    SecretPattern("github-pat", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),
-    SecretPattern("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{16,}")),
     SecretPattern(
-        "openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9]{48}")
+        "github-token",
+        re.compile(r"gh[pousr]_[A-Za-z0-9]{30,255}"),
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     ),
-    SecretPattern("aws-access-key", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])")),
+    SecretPattern("github-pat", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), hints=("github_pat_",)),
+    SecretPattern("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{16,}"), hints=("sk-ant-",)),
+    SecretPattern(
+        "openai-key",
+        re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9]{48}"),
+        hints=("sk-",),
+    ),
+    SecretPattern(
+        "aws-access-key",
+        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+        hints=("akia", "asia", "abia", "acca"),
+    ),
     SecretPattern(
         "aws-secret-key",
         re.compile(r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED\])[A-Za-z0-9/+=]{40}"),
         keep_group=1,
+        hints=("secret",),
     ),
-    SecretPattern("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}")),
-    SecretPattern("pypi-token", re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}")),
-    SecretPattern("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}")),
-    SecretPattern("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    SecretPattern("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}"), hints=("npm_",)),
+    SecretPattern("pypi-token", re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}"), hints=("pypi-age",)),
+    SecretPattern("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}"), hints=("xox",)),
+    SecretPattern("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}"), hints=("aiza",)),
     SecretPattern(
         "authorization-header",
         re.compile(r"(?i)((?:proxy-)?authorization\s*[:=]\s*)(?!\s*\[REDACTED\])[^\r\n]+"),
         keep_group=1,
+        hints=("authorization",),
     ),
     SecretPattern(
         "bearer-token",
         re.compile(r"([Bb]earer\s+)(?!\[REDACTED\])[A-Za-z0-9\-._~+/]{16,}=*"),
         keep_group=1,
+        hints=("bearer",),
     ),
     SecretPattern(
         "url-credentials",
         re.compile(r"(://)(?!\[REDACTED\])[^/\s@:]+(?::[^/\s@]*)?(?=@[^\s/@]+)"),
         keep_group=1,
+        hints=("://",),
     ),
     SecretPattern(
         "secret-assignment",
@@ -92,6 +110,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             r"((?:" + _SENSITIVE_NAMES + r")[\"']?\s*[:=]\s*[\"']?)" + _NOT_A_VALUE + r"[^\s\"'`,;]{4,}"
         ),
         keep_group=1,
+        hints=("token", "secret", "passw", "apikey", "_key"),
     ),
     SecretPattern(
         "secret-flag",
@@ -101,6 +120,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             + r"[^\s&\"'`]{4,}"
         ),
         keep_group=1,
+        hints=("passw", "token", "secret", "apikey", "api_key", "api-key"),
     ),
 )
 
@@ -114,13 +134,27 @@ def _keeping(group: int) -> Callable[[re.Match[str]], str]:
     return replace
 
 
+# Letters `re.IGNORECASE` matches to an ASCII one that `str.lower` leaves apart (the dotless ı, the
+# long ſ; the Kelvin sign already lowers to k): a hint must be found wherever its pattern matches.
+_ASCII_TWINS = str.maketrans({"ı": "i", "ſ": "s"})
+
+
+def _lowered(text: str) -> str:
+    """`text` lower-cased for the patterns' hints."""
+    lowered = text.lower()
+    return lowered if lowered.isascii() else lowered.translate(_ASCII_TWINS)
+
+
 def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
     """Replace every known secret value (in each of its `secret_forms`) and every secret-shaped
     string with a mask."""
     forms = {form for secret in extra_secrets for form in secret_forms(secret)}
     for value in sorted(forms, key=len, reverse=True):
         text = text.replace(value, MASK)
+    lowered = _lowered(text)
     for pattern in SECRET_PATTERNS:
+        if pattern.hints and not any(hint in lowered for hint in pattern.hints):
+            continue
         if pattern.keep_group:
             text = pattern.regex.sub(_keeping(pattern.keep_group), text)
         else:
