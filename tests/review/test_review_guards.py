@@ -64,7 +64,15 @@ def test_the_fourth_review_halts_with_the_stuck_report_and_no_model_call(
         assert f"| [{thread}](" in report  # each open thread of the latest review
     assert "`Use sum() instead of the loop.`" in report
     assert STUCK_LABEL in emu.labels(REPO, reviewed.number)
-    assert report in result.summary or "review-cycles-exhausted" in result.summary
+    assert "review-cycles-exhausted" in result.summary
+
+    # a re-run edits that report in place, and a CI stuck report on the same PR is left alone
+    emu.add_comment(REPO, reviewed.number, "<!-- ci-autofix:stuck -->\nthe CI loop's report", user=BOT)
+    again = run_review(emu, tmp_path, reviewed, NO_MODEL)
+    assert again.outputs["reason"] == "review-cycles-exhausted", again.log
+    comments = emu.comments(REPO, reviewed.number)
+    assert len([c for c in comments if c.startswith(STUCK_MARKER)]) == 1
+    assert "<!-- ci-autofix:stuck -->\nthe CI loop's report" in comments
 
 
 def test_suggestions_someone_else_opened_do_not_count_as_cycles(

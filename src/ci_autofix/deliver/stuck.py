@@ -73,9 +73,10 @@ def _row(number: int, run_id: int, page: str, suggestion: Suggested | None, ci: 
     return f"| {number} | [run {run_id}]({page}) | {failed} | {link} | {changed} | {verification} | {ci} |"
 
 
-def post(gh: GitHubAPI, target: Where, body: Redacted, trusted: str) -> str:
-    """Create the report, or edit the one posted before; label the PR; returns the report's URL."""
-    comment = upsert(gh, target, MARKER, body, trusted)
+def post(gh: GitHubAPI, target: Where, body: Redacted, trusted: str, *, marker: str = MARKER) -> str:
+    """Create the report, or edit the one posted before (found by `marker`, which `body` starts
+    with: the CI loop's or review mode's); label the PR; returns the report's URL."""
+    comment = upsert(gh, target, marker, body, trusted)
     if target.pull is not None and STUCK_LABEL not in target.pull.labels:
         gh.add_labels(target.pull.number, [STUCK_LABEL])
     return comment.html_url

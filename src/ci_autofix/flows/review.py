@@ -234,7 +234,13 @@ def _stuck(
         + ("\n".join(open_rows) if threads else "(the review has no threads: its body is the finding)")
         + "\n"
     )
-    url = stuck.post(gh, notice.Where(pull, pull.head_sha), runner.redact(body), settings.trusted_author)
+    url = stuck.post(
+        gh,
+        notice.Where(pull, pull.head_sha),
+        runner.redact(body),
+        settings.trusted_author,
+        marker=STUCK_MARKER,
+    )
     raise Halt(
         HaltReason.REVIEW_CYCLES_EXHAUSTED,
         f"ci-autofix answered {len(cycles)} review(s) of #{pull.number}, the most it does ({REVIEW_CYCLES}); "
