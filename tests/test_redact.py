@@ -94,6 +94,8 @@ def test_harmless_text_is_untouched(text: str) -> None:
 HINTED = [
     ("authorization-header", "PROXY-AUTHORIZATION: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
     ("authorization-header", "Authorızation: token s3cr3tvalue", "s3cr3tvalue"),  # dotless ı
+    ("authorization-header", "AUTHORİZATION: hunter2secretvalue", "hunter2secretvalue"),  # dotted İ
+    ("secret-flag", "tool --apİkey=abcdefgh12345", "abcdefgh12345"),
     ("aws-secret-key", "AWS_ſECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
     ("secret-assignment", "ACCESS_KEY=abcd1234efgh", "abcd1234efgh"),
     ("secret-assignment", "PRIVATE_KEY=abcd1234efgh", "abcd1234efgh"),
@@ -113,3 +115,16 @@ HINTED = [
 def test_a_pattern_runs_wherever_it_can_match(name: str, text: str, secret: str) -> None:
     assert secret not in redact(text), name
     assert secret not in redact("x" * 100_000 + "\n" + text + "\n" + "y" * 100_000)
+
+
+@pytest.mark.parametrize("twin", ["İ", "ı", "ſ", "K"])
+def test_every_pattern_still_runs_when_a_letter_is_swapped_for_its_ignorecase_twin(twin: str) -> None:
+    """Each case above with each ASCII letter that `twin` case-folds to swapped in, wherever the
+    pattern still matches: the hints must not skip it."""
+    from ci_autofix.redact import SECRET_PATTERNS
+
+    ascii_of = {"İ": "iI", "ı": "iI", "ſ": "sS", "K": "kK"}[twin]
+    for _, text, secret in CASES + HINTED:
+        swapped = "".join(twin if ch in ascii_of and ch not in secret else ch for ch in text)
+        if any(p.regex.search(swapped) for p in SECRET_PATTERNS):
+            assert secret not in redact(swapped), swapped

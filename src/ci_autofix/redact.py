@@ -134,15 +134,15 @@ def _keeping(group: int) -> Callable[[re.Match[str]], str]:
     return replace
 
 
-# Letters `re.IGNORECASE` matches to an ASCII one that `str.lower` leaves apart (the dotless ı, the
-# long ſ; the Kelvin sign already lowers to k): a hint must be found wherever its pattern matches.
-_ASCII_TWINS = str.maketrans({"ı": "i", "ſ": "s"})
+# Letters `re.IGNORECASE` matches to an ASCII one that `str.lower` does not lower to it (İ lowers
+# to i plus a combining dot; the dotless ı and the long ſ stay as they are; the Kelvin sign already
+# lowers to k): folded first, so a hint is found wherever its pattern matches.
+_ASCII_TWINS = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})
 
 
 def _lowered(text: str) -> str:
     """`text` lower-cased for the patterns' hints."""
-    lowered = text.lower()
-    return lowered if lowered.isascii() else lowered.translate(_ASCII_TWINS)
+    return text.lower() if text.isascii() else text.translate(_ASCII_TWINS).lower()
 
 
 def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:

@@ -199,10 +199,22 @@ def test_the_failed_steps_of_the_heads_failing_ci_verify_a_review_fix(
         jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=b"E   assert 1 == 2\n")],
     )
 
+    # a workflow the review itself started (newest, failing) is not CI: never run, never the anchor
+    emu.add_workflow_run(
+        REPO,
+        ".github/workflows/labeler.yml",
+        BRANCH,
+        reviewed.head_sha,
+        "failure",
+        event="pull_request_review",
+        jobs=[JobSpec("label", "failure", [StepSpec("Run ./label.sh", "failure")], log=b"boom\n")],
+    )
+
     result = run_review(
         emu, tmp_path, reviewed, NO_MODEL, inputs={"anthropic-api-key": "", "test-command": ""}
     )
 
     assert result.outputs["reason"] == "agent-disabled", result.log
     assert f"CI fails on the head: .github/workflows/ci.yml (run {failed.id})" in result.log
+    assert "labeler.yml" not in result.log
     assert f"running {PYTEST}" in result.log

@@ -113,7 +113,10 @@ def deliver(
                     apply_workflow=settings.apply_workflow,
                     number=number,
                     ci_note=ci.note,
-                    auto_apply=auto_apply.pr_note(proposal) if settings.auto_apply else "",
+                    # review mode never dispatches apply itself: no note that says it would
+                    auto_apply=auto_apply.pr_note(proposal)
+                    if settings.auto_apply and answering is None
+                    else "",
                     answering=answering,
                 )
             )

@@ -249,26 +249,36 @@ def _stuck(
     )
 
 
+CI_EVENTS = frozenset({"push", "pull_request"})  # what starts CI; a review's own workflows never anchor
+
+
 def _head_ci(gh: GitHubAPI, settings: Settings, pull: PullInfo) -> tuple[RunInfo, list[RunInfo]]:
-    """The newest CI run of the PR's head commit (the suggestion's anchor: apply checks that it
-    ran on this branch and commit), and the newest run of each workflow that failed there."""
+    """The run that anchors the suggestion (apply checks that it ran on this branch and commit,
+    and its workflow is the one CI is started with on the fix), and the newest run of each
+    workflow that failed on the head. Only CI counts: runs started by a push or a pull request,
+    never one the review itself started (a labeler, a deploy preview); the anchor is the newest
+    failing one, else the newest."""
     own = f".github/workflows/{own_workflow_file(settings)}"
     runs = [
         r
         for r in gh.runs_for_commit(pull.head_sha, branch=pull.head_ref)
-        if r.workflow_path != own and r.head_sha == pull.head_sha and r.head_branch == pull.head_ref
+        if r.event in CI_EVENTS
+        and r.workflow_path != own
+        and r.head_sha == pull.head_sha
+        and r.head_branch == pull.head_ref
     ]
     if not runs:
         raise Halt(
             HaltReason.NO_CI_RUN,
-            f"#{pull.number}'s head {pull.head_sha[:12]} has no CI run: a suggestion is anchored to the run "
-            "of the commit it changes (apply checks it), and verified with its failed steps or "
-            "`test-command`. Let CI run on the head, then re-run this job.",
+            f"#{pull.number}'s head {pull.head_sha[:12]} has no CI run (one started by a push or a pull "
+            "request): a suggestion is anchored to the CI run of the commit it changes (apply checks it), "
+            "and verified with its failed steps or `test-command`. Let CI run on the head, then re-run this job.",
         )
     newest: dict[str, RunInfo] = {}
     for run in runs:  # newest first
         newest.setdefault(run.workflow_path, run)
-    return runs[0], [r for r in newest.values() if r.conclusion == "failure"]
+    failing = [r for r in newest.values() if r.conclusion == "failure"]
+    return (failing or runs)[0], failing
 
 
 def _fetch(root: Path, settings: Settings, pull: PullInfo) -> tuple[Git, str]:
