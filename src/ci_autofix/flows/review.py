@@ -2,7 +2,7 @@
 
 event ─► guards (payload) ─► the PR and the review as GitHub's API has them (a writer's, the head
       unmoved) ─► answered already? ─► cycles so far (at the cap: the stuck report) ─► threads
-      ─► the PR head's CI (its newest run anchors the suggestion; failed steps are re-run)
+      ─► the PR head's CI (a push or pull_request run anchors the suggestion; failed steps re-run)
       ─► fetch head and base ─► fix ladder (the threads as untrusted context) ─► deliver into the
       PR's head branch (a table of threads) ─► one reply per thread ─► inline suggestions
 
