@@ -29,31 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from triage_throughput import NOISY, WORDS  # beside this script
+from triage_throughput import FAILURE, HEADER, NOISY, WORDS  # beside this script: the same build output
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "498e9d6"  # main before triage streamed the log (issue 17, part 4)
 LINE_SCAN = "import sys\nn = 0\nfor line in open(sys.argv[1], 'rb'):\n    n += 1\nprint(n)\n"
-
-# the same build output as the throughput bench's generated log
-HEADER = (
-    "\ufeff2026-08-14T05:58:30.1000000Z Current runner version: '2.331.0'",
-    "2026-08-14T05:58:31.0000000Z ##[group]Run make build",
-    "2026-08-14T05:58:31.0010000Z \x1b[36;1mmake build\x1b[0m",
-    "2026-08-14T05:58:31.0020000Z ##[endgroup]",
-)
-FAILURE = (
-    "2026-08-14T07:00:00.0000000Z ##[group]Run python -m pytest -q",
-    "2026-08-14T07:00:00.0010000Z \x1b[36;1mpython -m pytest -q\x1b[0m",
-    "2026-08-14T07:00:00.0020000Z ##[endgroup]",
-    "2026-08-14T07:00:01.0000000Z =================================== FAILURES ===================================",
-    "2026-08-14T07:00:01.0010000Z ________________________________ test_add ______________________________________",
-    "2026-08-14T07:00:01.0020000Z >       assert add(1, 2) == 4",
-    "2026-08-14T07:00:01.0030000Z E       assert 3 == 4",
-    "2026-08-14T07:00:01.0040000Z tests/test_calc.py:5: AssertionError",
-    "2026-08-14T07:00:01.0050000Z FAILED tests/test_calc.py::test_add - assert 3 == 4",
-    "2026-08-14T07:00:01.0060000Z ##[error]Process completed with exit code 1.",
-)
 
 
 def generate(path: Path, megabytes: float, seed: int = 7) -> int:

@@ -58,14 +58,29 @@ NOISY = (
 )
 
 
+HEADER = (
+    "\ufeff2026-08-14T05:58:30.1000000Z Current runner version: '2.331.0'",
+    "2026-08-14T05:58:31.0000000Z ##[group]Run make build",
+    "2026-08-14T05:58:31.0010000Z \x1b[36;1mmake build\x1b[0m",
+    "2026-08-14T05:58:31.0020000Z ##[endgroup]",
+)
+FAILURE = (
+    "2026-08-14T07:00:00.0000000Z ##[group]Run python -m pytest -q",
+    "2026-08-14T07:00:00.0010000Z \x1b[36;1mpython -m pytest -q\x1b[0m",
+    "2026-08-14T07:00:00.0020000Z ##[endgroup]",
+    "2026-08-14T07:00:01.0000000Z =================================== FAILURES ===================================",
+    "2026-08-14T07:00:01.0010000Z ________________________________ test_add ______________________________________",
+    "2026-08-14T07:00:01.0020000Z >       assert add(1, 2) == 4",
+    "2026-08-14T07:00:01.0030000Z E       assert 3 == 4",
+    "2026-08-14T07:00:01.0040000Z tests/test_calc.py:5: AssertionError",
+    "2026-08-14T07:00:01.0050000Z FAILED tests/test_calc.py::test_add - assert 3 == 4",
+    "2026-08-14T07:00:01.0060000Z ##[error]Process completed with exit code 1.",
+)
+
+
 def generate(megabytes: float, seed: int = 7) -> bytes:
     rng = random.Random(seed)
-    out = [
-        "\ufeff2026-08-14T05:58:30.1000000Z Current runner version: '2.331.0'",
-        "2026-08-14T05:58:31.0000000Z ##[group]Run make build",
-        "2026-08-14T05:58:31.0010000Z \x1b[36;1mmake build\x1b[0m",
-        "2026-08-14T05:58:31.0020000Z ##[endgroup]",
-    ]
+    out = list(HEADER)
     size, target, n = 0, int(megabytes * 1_000_000), 0
     while size < target:
         n += 1
@@ -76,18 +91,7 @@ def generate(megabytes: float, seed: int = 7) -> bytes:
         line = f"2026-08-14T06:{n // 60000 % 60:02d}:{n // 1000 % 60:02d}.{n % 10_000_000:07d}Z {body}"
         out.append(line)
         size += len(line) + 1
-    out += [
-        "2026-08-14T07:00:00.0000000Z ##[group]Run python -m pytest -q",
-        "2026-08-14T07:00:00.0010000Z \x1b[36;1mpython -m pytest -q\x1b[0m",
-        "2026-08-14T07:00:00.0020000Z ##[endgroup]",
-        "2026-08-14T07:00:01.0000000Z =================================== FAILURES ===================================",
-        "2026-08-14T07:00:01.0010000Z ________________________________ test_add ______________________________________",
-        "2026-08-14T07:00:01.0020000Z >       assert add(1, 2) == 4",
-        "2026-08-14T07:00:01.0030000Z E       assert 3 == 4",
-        "2026-08-14T07:00:01.0040000Z tests/test_calc.py:5: AssertionError",
-        "2026-08-14T07:00:01.0050000Z FAILED tests/test_calc.py::test_add - assert 3 == 4",
-        "2026-08-14T07:00:01.0060000Z ##[error]Process completed with exit code 1.",
-    ]
+    out += FAILURE
     return "\n".join(out).encode()
 
 

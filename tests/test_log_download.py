@@ -22,19 +22,23 @@ PATIENT = ClientSettings(
 )
 
 
-@pytest.fixture
-def job(github_emulator: GitHubEmulator, tmp_path: Path) -> tuple[GitHub, int]:
+def failed_job(emu: GitHubEmulator, tmp_path: Path, log: bytes) -> tuple[GitHub, int]:
+    """A repository whose CI run has one failed job with `log`; the client and the job's id."""
     sha = init_repo(tmp_path / "src", {"app.py": "x = 1\n"})
-    github_emulator.create_repo(REPO, source=tmp_path / "src")
-    run = github_emulator.add_workflow_run(
+    emu.create_repo(REPO, source=tmp_path / "src")
+    run = emu.add_workflow_run(
         REPO,
         ".github/workflows/ci.yml",
         "main",
         sha,
-        jobs=[JobSpec("test", "failure", [StepSpec("Run pytest", "failure")], log=LOG)],
+        jobs=[JobSpec("test", "failure", [StepSpec("Run pytest", "failure")], log=log)],
     )
-    gh = GitHub(github_emulator.token, github_emulator.api_url, REPO, settings=PATIENT)
-    return gh, run.jobs[0].id
+    return GitHub(emu.token, emu.api_url, REPO, settings=PATIENT), run.jobs[0].id
+
+
+@pytest.fixture
+def job(github_emulator: GitHubEmulator, tmp_path: Path) -> tuple[GitHub, int]:
+    return failed_job(github_emulator, tmp_path, LOG)
 
 
 def blob_statuses(emu: GitHubEmulator) -> list[int]:
@@ -137,19 +141,10 @@ def test_a_log_of_many_chunks_is_streamed_to_the_file_whole_and_replaces_what_wa
 ) -> None:
     # 3.5 MiB: several `CHUNK_BYTES` blocks of `iter_content`, each written in order
     big = b"".join(b"2026-01-01T00:00:00Z line %07d of the build\n" % i for i in range(85_000))
-    sha = init_repo(tmp_path / "src", {"app.py": "x = 1\n"})
-    github_emulator.create_repo(REPO, source=tmp_path / "src")
-    run = github_emulator.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        "main",
-        sha,
-        jobs=[JobSpec("test", "failure", [StepSpec("Run pytest", "failure")], log=big)],
-    )
-    gh = GitHub(github_emulator.token, github_emulator.api_url, REPO, settings=PATIENT)
+    gh, job_id = failed_job(github_emulator, tmp_path, big)
     dest = tmp_path / "job.log"
     dest.write_bytes(b"a stale, longer file " * 200_000)
     github_emulator.fail_blob(503, times=1)  # the second try writes the file again from its start
-    assert gh.job_log(run.jobs[0].id, dest) == dest
+    assert gh.job_log(job_id, dest) == dest
     assert len(big) > 3 * logs.CHUNK_BYTES
     assert dest.read_bytes().removeprefix(b"\xef\xbb\xbf") == big  # the emulator adds GitHub's BOM

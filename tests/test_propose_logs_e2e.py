@@ -13,7 +13,16 @@ import json
 import re
 from pathlib import Path
 
-from calc_scenario import CALC_OK, EDITOR, PYTEST, REPO, SUMMARY, messages_process, propose, seed
+from calc_scenario import (
+    CALC_OK,
+    EDITOR,
+    PYTEST,
+    REPO,
+    fixing_turns,
+    messages_process,
+    propose,
+    seed,
+)
 from emulator import GitHubEmulator
 from fakes.messages import reply, tool_use
 from testing.git import git
@@ -46,29 +55,7 @@ def test_the_agent_reads_and_searches_the_whole_log_and_its_added_test_is_propos
         reply(tool_use("logs", {"action": "search", "pattern": r"assert add\(2, 3\)", "context": 1})),
         reply(tool_use("logs", {"action": "read", "job": "test", "start": 1, "end": 4})),
         reply(tool_use(EDITOR, {"command": "create", "path": "tests/test_repro.py", "file_text": REPRO})),
-        reply(
-            tool_use(
-                EDITOR,
-                {
-                    "command": "str_replace",
-                    "path": "calc.py",
-                    "old_str": "return a - b",
-                    "new_str": "return a + b",
-                },
-            )
-        ),
-        reply(tool_use("run", {"command": PYTEST})),
-        reply(
-            tool_use(
-                "finish",
-                {
-                    "summary": SUMMARY,
-                    "root_cause": "calc.py:3 returned a - b",
-                    "confidence": "high",
-                    "notes_left_as_is": [],
-                },
-            )
-        ),
+        *fixing_turns()[1:],  # the fix, the failing command again, finish
     ]
     with messages_process(turns, tmp_path) as (url, record):
         result = propose(emu, tmp_path, broken, url)

@@ -511,7 +511,7 @@ MUTATIONS = [
     Mutation(
         "review-bots-allowed",
         "flows/review_event.py",
-        "if is_bot(review.user) and not settings.allow_bots:",
+        "if is_bot(user.login if user else None, user.type if user else \"\") and not settings.allow_bots:",
         "if False:",
         REVIEW_GUARDS,
     ),

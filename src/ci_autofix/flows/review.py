@@ -27,7 +27,7 @@ from ci_autofix.flows.dispatch import own_workflow_file
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
 from ci_autofix.flows.propose import delivered, failed_commands, keep_work, kept_logs, triage_run
-from ci_autofix.flows.review_event import check_review_guards, parse_review
+from ci_autofix.flows.review_event import check_review_guards, is_bot, parse_review
 from ci_autofix.git import Git, GitError, auth_env, fetch_bare, remote_url
 from ci_autofix.github import PullInfo, ReviewInfo, RunInfo
 from ci_autofix.markdown import code_span
@@ -163,8 +163,7 @@ def _the_review(gh: GitHubAPI, settings: Settings, pull: PullInfo, review_id: in
             "repository: a suggestion can only be opened into a branch of this repository, and fixing a "
             "fork's code would run it in a job that holds secrets. Nothing is done.",
         )
-    bot = found.author_type == "Bot" or (found.author or "").casefold().endswith("[bot]")
-    if found.author is None or (bot and not settings.allow_bots):
+    if found.author is None or (is_bot(found.author, found.author_type) and not settings.allow_bots):
         raise Halt(
             HaltReason.REFUSED,
             f"Review {found.id} is by {f'@{found.author}' if found.author else 'a deleted account'}, a bot "

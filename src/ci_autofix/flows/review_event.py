@@ -73,9 +73,9 @@ def parse_review(data: dict[str, Any]) -> ReviewEvent:
         ) from None
 
 
-def is_bot(reviewer: Reviewer | None) -> bool:
-    """An App's or a bot account's review (GitHub's `type: Bot`, or a `[bot]` login)."""
-    return reviewer is None or reviewer.type == "Bot" or reviewer.login.casefold().endswith("[bot]")
+def is_bot(login: str | None, kind: str) -> bool:
+    """An App's or a bot account's (GitHub's `type: Bot`, or a `[bot]` login); nobody known counts too."""
+    return login is None or kind == "Bot" or login.casefold().endswith("[bot]")
 
 
 def check_review_guards(event: ReviewEvent, settings: Settings) -> None:
@@ -107,7 +107,8 @@ def check_review_guards(event: ReviewEvent, settings: Settings) -> None:
             "repository's): a suggestion can only be opened into a branch of this repository, and fixing "
             "the fork's code would run it in a job that holds secrets and a write token. Nothing is done.",
         )
-    if is_bot(review.user) and not settings.allow_bots:
+    user = review.user
+    if is_bot(user.login if user else None, user.type if user else "") and not settings.allow_bots:
         who = f"@{review.user.login}" if review.user else "an unknown account"
         raise Halt(
             HaltReason.REFUSED,
