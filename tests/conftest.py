@@ -8,7 +8,7 @@ import os
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 os.environ["no_proxy"] = "127.0.0.1,localhost"
 
-pytest_plugins = ["emulator.fixtures", "fakes.messages_fixtures"]
+pytest_plugins = ["emulator.fixtures", "fakes.messages_fixtures", "pytester"]
 
 
 def pytest_xdist_auto_num_workers(config: object) -> int:

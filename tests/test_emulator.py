@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -436,10 +433,10 @@ def test_openapi_checking_catches_bad_requests(tmp_path: Path) -> None:
     assert "'sha' is a required property" in details and "5 is not of type 'string'" in details
 
 
-def test_the_fixture_fails_a_test_that_breaks_the_description(tmp_path: Path) -> None:
-    test_file = tmp_path / "test_bad_client.py"
-    test_file.write_text(
-        textwrap.dedent("""
+def test_the_fixture_fails_a_test_that_breaks_the_description(pytester: pytest.Pytester) -> None:
+    # In process (no second interpreter to start under a loaded CI machine), with only our plugin.
+    pytester.makepyfile(
+        test_bad_client="""
         import requests
 
         def test_bad(github_emulator):
@@ -449,37 +446,11 @@ def test_the_fixture_fails_a_test_that_breaks_the_description(tmp_path: Path) ->
         def test_good(github_emulator):
             requests.get(f"{github_emulator.api_url}/rate_limit",
                          headers={"Authorization": f"token {github_emulator.token}"}, timeout=10)
-    """)
+        """
     )
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
-        "NO_PROXY": "127.0.0.1",
-    }
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "emulator.fixtures",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(tmp_path),
-            str(test_file),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 1, result.stdout
-    assert "2 passed, 1 error" in result.stdout  # test_bad passes its call, fails at teardown
-    assert "request-body: POST /repos/a/b/pulls" in result.stdout
+    result = pytester.runpytest_inprocess("-q", "-p", "emulator.fixtures", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)  # test_bad passes its call, fails at teardown
+    result.stdout.fnmatch_lines(["*request-body: POST /repos/a/b/pulls*"])
 
 
 def test_response_checking_uses_the_response_schema(tmp_path: Path) -> None:
