@@ -63,7 +63,6 @@ def commands_section() -> str:
     from ci_autofix.cli import build_parser
 
     os.environ["COLUMNS"] = "100"
-    parser = build_parser()
     parts = [
         "`ci-autofix` runs the same stages on a checkout and a log file:",
         "",
@@ -75,7 +74,7 @@ def commands_section() -> str:
     for command in COMMANDS:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-            parser.parse_args([command, "--help"])
+            build_parser(command).parse_args([command, "--help"])
         parts += [f"### `ci-autofix {command}`", "", "```text", out.getvalue().rstrip(), "```", ""]
     return "\n".join(parts).rstrip()
 

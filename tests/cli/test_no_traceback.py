@@ -244,7 +244,7 @@ def test_demo_never_tracebacks(workspace: Path, args: list[str]) -> None:
 
 def _would_run_the_whole_demo(args: list[str]) -> bool:
     """True when the real parser accepts `args` and the sample could be created: minutes, not a mistake."""
-    parser = cli.build_parser()
+    parser = cli.build_parser("demo")
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             ns: argparse.Namespace = parser.parse_args(["demo", *args])

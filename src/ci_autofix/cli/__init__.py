@@ -8,10 +8,10 @@ command it runs as the GitHub Action (`action`), the container's entrypoint.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 
 from ci_autofix import __version__
 from ci_autofix.errors import UserError
@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ci_autofix.cli.action import run_action
 
         return run_action()
-    parser = build_parser()
+    parser = build_parser(args[0])
     try:
         ns = parser.parse_args(args)
         if not getattr(ns, "handler", None):
@@ -66,9 +66,32 @@ def _discard_stdout() -> None:
     os.close(devnull)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ci_autofix.cli import check_diff, demo, fix, triage
+# The local commands: name, one line of help, and the module that parses and runs it. Only the
+# module of the command being run is imported (`fix` loads the settings, `check-diff` the policy:
+# `triage LOG` has no use for either).
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    (
+        "fix",
+        "Run the fix stages on a local checkout and a failed CI log; the fix is committed on a local "
+        "side branch and your working tree is left as it was.",
+        "ci_autofix.cli.fix",
+    ),
+    (
+        "triage",
+        "Print the failure-explaining excerpt of a CI log (or its diagnosis as JSON).",
+        "ci_autofix.cli.triage",
+    ),
+    (
+        "check-diff",
+        "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 unreadable).",
+        "ci_autofix.cli.check_diff",
+    ),
+    ("demo", "Create a small project with a real failing check and run `fix` on it.", "ci_autofix.cli.demo"),
+)
 
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with the arguments of `command` (the one being run; None: no command's)."""
     parser = argparse.ArgumentParser(
         prog="ci-autofix",
         description="Turn a failed CI run into a verified fix. Without a command, runs as the GitHub Action "
@@ -76,23 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ci-autofix {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
-    commands: list[tuple[str, str, ModuleType]] = [
-        (
-            "fix",
-            "Run the fix stages on a local checkout and a failed CI log; the fix is committed on a local "
-            "side branch and your working tree is left as it was.",
-            fix,
-        ),
-        ("triage", "Print the failure-explaining excerpt of a CI log (or its diagnosis as JSON).", triage),
-        (
-            "check-diff",
-            "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 unreadable).",
-            check_diff,
-        ),
-        ("demo", "Create a small project with a real failing check and run `fix` on it.", demo),
-    ]
-    for name, help_text, module in commands:
-        sp = sub.add_parser(name, help=help_text, description=help_text, epilog=module.EPILOG)
-        module.add_arguments(sp)
-        sp.set_defaults(handler=module.run)
+    for name, help_text, module_name in COMMANDS:
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        if name == command:
+            module = importlib.import_module(module_name)
+            sp.epilog = module.EPILOG
+            module.add_arguments(sp)
+            sp.set_defaults(handler=module.run)
     return parser
