@@ -137,16 +137,18 @@ def _sparse(marks: bytearray) -> list[int]:
     return out
 
 
-def _parse(view: LogView, lines: list[int], parsers: tuple[Parser, ...]) -> list[Found]:
+def _parse(view: LogView, lines: list[int], rules: Rules) -> list[Found]:
     found: list[Found] = []
     claimed_to = -1
     for i in lines:
         if i <= claimed_to:
             continue
         line = without_marker(view.clean(i))
-        if not line.strip():
+        if not line.strip() or not rules.any_trigger.match(
+            line
+        ):  # most lines: one match, not a search per parser
             continue
-        for parser in parsers:
+        for parser in rules.parsers:
             match = parser.trigger.search(line)
             if match is None:
                 continue
@@ -324,6 +326,24 @@ def _alternatives(parts: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{pattern})" for _, pattern in parts) or r"(?!)", re.I)
 
 
+_SCOPED_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+
+
+def _any_trigger(parsers: tuple[Parser, ...]) -> re.Pattern[str]:
+    """One pattern whose `match` finds a line exactly when some parser's trigger `search`es it: each
+    trigger as an alternative, its flags scoped to it and its groups unnamed (the names repeat across
+    triggers). Matched at the line's start, the alternatives are tried once each (a `search` would try
+    them all at every position); a trigger not anchored with `^` is let start anywhere."""
+    parts = []
+    for parser in parsers:
+        source = re.sub(r"\(\?P<\w+>", "(?:", parser.trigger.pattern)
+        if not source.startswith("^"):
+            source = ".*?" + source
+        flags = "".join(letter for flag, letter in _SCOPED_FLAGS if parser.trigger.flags & flag)
+        parts.append(f"(?{flags}:{source})")
+    return re.compile("|".join(parts) or r"(?!)")
+
+
 @dataclass(frozen=True)
 class Rules:
     """The rule set triage runs with, as data. `RULES` is the one the product uses; the benchmark's
@@ -339,8 +359,10 @@ class Rules:
     summary_lines: int = SUMMARY_LINES  # 0: the failed step's summary does not compete with the first region
     strong_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
     noise_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    any_trigger: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "any_trigger", _any_trigger(self.parsers))
         object.__setattr__(self, "strong_re", _alternatives(self.strong))
         object.__setattr__(self, "noise_re", _alternatives(self.noise))
 
@@ -398,7 +420,7 @@ def analyse(log: str | bytes | Path, where: str = "", rules: Rules = RULES) -> A
     view = LogView(log)
     analysis = Analysis(view=view)
     examined = _examined(view)
-    analysis.found = _parse(view, examined, rules.parsers)
+    analysis.found = _parse(view, examined, rules)
     for f in analysis.found:
         f.failure.evidence = [
             redact(view.clean(i)) for i in range(f.first, min(f.last, f.first + MAX_EVIDENCE - 1) + 1)
