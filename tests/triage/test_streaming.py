@@ -13,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ci_autofix.triage import diagnose
+from ci_autofix.triage import logview
+from ci_autofix.triage.logfile import LogFile, normal_bytes
 from ci_autofix.triage.logview import LogView
 from ci_autofix.triage.normalize import to_text
 
@@ -40,6 +42,9 @@ PIECES = st.sampled_from(
         b"src/a.py:1:2: E1",
         b"ordinary build output",
         b"  ",
+        b"FAIL",
+        b"eRRor",
+        b"##[group]Run make",
     ]
 )
 
@@ -65,6 +70,25 @@ def test_small_chunks_and_blocks_read_the_same_lines_and_anchors_as_the_whole_te
     assert [(s.header, s.end, s.exit_line) for s in cut.steps] == [
         (s.header, s.end, s.exit_line) for s in whole.steps
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=60), st.integers(1, 40), st.integers(1, 40))
+def test_the_cheap_search_puts_each_hit_on_its_line_wherever_the_chunks_and_blocks_are_cut(
+    pieces: list[bytes], chunk: int, block: int
+) -> None:
+    data = b"".join(pieces)
+    whole = normal_bytes(data, True).lower()  # what every chunk's lowered bytes add up to
+    cheap = logview._index(LogFile(data, block), chunk)
+    for word in logview.CHEAP_WORDS:
+        expected = []
+        if word != "##[error]":  # found through `error` (see `_Cheap`)
+            needle = word.encode()
+            at = whole.find(needle)
+            while at != -1:
+                expected.append(whole.count(b"\n", 0, at))
+                at = whole.find(needle, at + len(needle))
+        assert list(cheap.hits[word]) == expected, word
 
 
 def test_a_log_file_gives_the_diagnosis_its_bytes_give(tmp_path: Path) -> None:

@@ -144,8 +144,12 @@ class _Cheap:
         self.exits: list[int] = []
         self.prompt_first = False
 
-    def add(self, first_line: int, position: int, lowered: bytes) -> None:
-        """Note what chunk `lowered` holds; it starts at line `first_line`, at `position` in the normalised log."""
+    def add(self, file: LogFile, first_block: int, lowered: bytes) -> None:
+        """Note what chunk `lowered` holds: the last chunk `file` indexed, from its block `first_block`.
+        A hit's line is its block's first line plus the breaks before it in that block, so the
+        chunk's line breaks are not counted a second time."""
+        start = file.block(first_block)
+        position = start.position
         if position == 0 and lowered:
             self.prompt_first = lowered.startswith((b"$ ", b"> ", b"+ "))
         found: list[tuple[int, array[int]]] = []
@@ -158,15 +162,27 @@ class _Cheap:
                 room -= 1
                 at = lowered.find(needle, at + len(needle))
         found.sort(key=lambda hit: hit[0])
-        line, pos = first_line, 0
-        for at, hits in found:  # one count of line breaks for all the words
-            line += lowered.count(b"\n", pos, at)
-            pos = at
-            hits.append(line)
+        block = start
+        for at, hits in found:
+            if at >= block.position - position + block.size:
+                block = file.block(file.block_at(position + at))
+            hits.append(block.first_line + lowered.count(b"\n", block.position - position, at))
         at = lowered.find(EXIT_MARKER)
         while at != -1 and len(self.exits) < MAX_EXITS:
             self.exits.append(position + at)
             at = lowered.find(EXIT_MARKER, at + 1)
+
+
+def _index(file: LogFile, chunk_bytes: int) -> _Cheap:
+    """The indexing pass: every chunk of `file` indexed, and what the cheap search finds in it."""
+    cheap = _Cheap()
+    with file.open() as stream:
+        for offset, raw in read_chunks(stream, chunk_bytes):
+            normal = normal_bytes(raw, offset == 0)
+            first_block = len(file)
+            file.add(offset, raw, normal)
+            cheap.add(file, first_block, normal.lower())
+    return cheap
 
 
 def _chars(normal: bytes, k: int) -> int:
@@ -238,12 +254,7 @@ class LogView:
         return line
 
     def _scan(self) -> list[int]:
-        cheap = _Cheap()
-        with self.file.open() as stream:
-            for offset, raw in read_chunks(stream, self._chunk_bytes):
-                normal = normal_bytes(raw, offset == 0)
-                cheap.add(self.file.lines, self.file.size, normal.lower())
-                self.file.add(offset, raw, normal)
+        cheap = _index(self.file, self._chunk_bytes)
         size = self.file.size
         lines: list[int] = []
         count = 0
