@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ci_autofix.triage import diagnose
-from ci_autofix.triage import logview
+from ci_autofix.triage import diagnose, logview
 from ci_autofix.triage.logfile import LogFile, normal_bytes
 from ci_autofix.triage.logview import LogView
 from ci_autofix.triage.normalize import to_text
