@@ -52,12 +52,20 @@ FROM ${BASE}
 # as on any Debian (tests/container/test_slim_image.py). Trade-off: a package that depends on plain,
 # unversioned `perl` gets no perl (`apt-get install -y perl` brings the real one back); the perl
 # libraries checked (libtext-csv-perl) still pull it in.
-# git ships three programs twice, in /usr/bin and /usr/lib/git-core (git, git-shell, scalar: 8.8 MB);
-# identical copies become hard links (same bytes: dpkg --verify finds no changed file).
+# git's server and mail helpers are not installed (dpkg path-exclude, as slim images exclude docs):
+# git-daemon, git-http-backend, git-shell, git-imap-send, git-http-push (dumb-HTTP push) and scalar,
+# each a 2.3 MB program that no command the action runs calls (fetch and push go through
+# git-remote-http, which stays). `apt-get install --reinstall git` keeps them out; deleting
+# /etc/dpkg/dpkg.cfg.d/ci-autofix-git first brings them back.
+# git ships itself twice, in /usr/bin and /usr/lib/git-core (3.9 MB); the identical copy becomes a
+# hard link (same bytes: dpkg --verify finds no changed file).
 # The checkout belongs to the runner's uid (1001) and the action runs as root: without safe.directory
 # git refuses the workspace ("detected dubious ownership").
 # hadolint ignore=DL3008
-RUN dpkg-query -W -f '${Package}\n' > /tmp/pkgs-before \
+RUN printf 'path-exclude /usr/lib/git-core/%s\n' git-daemon git-http-backend git-shell git-imap-send \
+      git-http-push scalar > /etc/dpkg/dpkg.cfg.d/ci-autofix-git \
+ && printf 'path-exclude /usr/bin/%s\n' git-shell scalar >> /etc/dpkg/dpkg.cfg.d/ci-autofix-git \
+ && dpkg-query -W -f '${Package}\n' > /tmp/pkgs-before \
  && apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
  && dpkg-query -W -f '${Package}\n' > /tmp/pkgs-after \
@@ -76,12 +84,15 @@ RUN dpkg-query -W -f '${Package}\n' > /tmp/pkgs-before \
  && xargs dpkg --purge < /tmp/pkgs-drop \
  && apt-get check \
  && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old /tmp/pkgs-* /tmp/stub* \
- && for f in git git-shell scalar; do \
-      if cmp -s "/usr/bin/$f" "/usr/lib/git-core/$f"; then ln -f "/usr/bin/$f" "/usr/lib/git-core/$f"; fi; \
-    done \
+ && if cmp -s /usr/bin/git /usr/lib/git-core/git; then ln -f /usr/bin/git /usr/lib/git-core/git; fi \
  && git config --system --add safe.directory /github/workspace
 COPY --from=build /opt/venv /opt/venv
 ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH PYTHONUNBUFFERED=1
+# python:3.13-slim has no bytecode for its standard library, so each run would compile what it
+# imports (about a second before the first API call): compile the ~200 modules the action imports
+# (4.7 MB; the whole library's would be twice that).
+COPY ci/container/stdlib-bytecode.py /tmp/
+RUN python /tmp/stdlib-bytecode.py && rm /tmp/stdlib-bytecode.py
 # Exec form only: Debian's /bin/sh drops environment variables whose names contain "-", and the
 # runner passes inputs as INPUT_GITHUB-TOKEN and the like. No USER and no WORKDIR: the runner runs
 # the container as root with --workdir /github/workspace.

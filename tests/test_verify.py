@@ -12,6 +12,7 @@ from testing.git import DEV, git
 
 from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
+from ci_autofix.ladder.tools import tool_dir
 from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
 
@@ -207,6 +208,45 @@ def test_ruff_reports_only_new_problems_in_changed_files(project: Path) -> None:
     assert dirty.outcome == "failed"
     assert "`ruff check --no-fix calc.py` reports new problems" in dirty.reason
     assert "`ruff format --check calc.py` reports new problems" in dirty.reason
+
+
+def test_ruff_comes_from_the_fixers_tools_when_the_repository_environment_has_none(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "ruff.toml").write_text("line-length = 100\n")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "ruff", author=DEV)
+    tools = tool_dir(project, [FAILING], tmp_path / "tools", timeout=60)  # read before any code runs
+    assert tools is not None and sorted(p.name for p in tools.iterdir()) == ["ruff"]
+    bin_dir = tmp_path / "bin"  # the commands' own PATH: pytest, and no ruff
+    bin_dir.mkdir()
+    (bin_dir / "pytest").symlink_to(TOOLS / "pytest")
+
+    def sandbox_with(*extra: Path) -> Sandbox:
+        path = os.pathsep.join([str(bin_dir), "/usr/bin", "/bin", *map(str, extra)])
+        return Sandbox(project, timeout=60, extra_env={"PATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+
+    before = reproduce(sandbox_with(tools), [FAILING], timeout=60)
+    (project / "calc.py").write_text(FIXED.replace("return a + b", "import sys\n    return a+b"))
+    dirty = verify(sandbox_with(tools), [FAILING], before=before, changed_files=["calc.py"], timeout=60)
+    assert dirty.outcome == "failed", dirty.reason
+    assert "`ruff check --no-fix calc.py` reports new problems" in dirty.reason
+    assert "`ruff format --check calc.py` reports new problems" in dirty.reason
+    # without the fixers' tools the check could not run at all (and so would not count)
+    blind = verify(sandbox_with(), [FAILING], before=before, changed_files=["calc.py"], timeout=60)
+    assert blind.outcome == "verified"
+
+
+def test_the_tools_the_failing_commands_run_are_linked_and_nothing_else(
+    project: Path, tmp_path: Path
+) -> None:
+    assert tool_dir(project, [FAILING], tmp_path / "tools", timeout=60) is None  # pytest only, no ruff
+    tools = tool_dir(project, ["black --check . && isort --check-only ."], tmp_path / "tools", timeout=60)
+    assert tools is not None
+    assert {p.name: p.resolve() for p in tools.iterdir()} == {
+        "black": (TOOLS / "black").resolve(),
+        "isort": (TOOLS / "isort").resolve(),
+    }
 
 
 def test_uses_ruff(tmp_path: Path) -> None:

@@ -99,18 +99,20 @@ def test_the_image_runs_as_the_runner_expects(image: str) -> None:
     assert _inspect(image, "{{.Config.WorkingDir}}") == ""
 
 
-def test_the_image_holds_git_the_pinned_tools_and_bytecode_but_no_build_tools(image: str) -> None:
+def test_the_image_holds_git_and_bytecode_but_no_fixer_tools_and_no_build_tools(image: str) -> None:
     facts = _in_image(
         image,
         " ; ".join(
             [
                 "git config --system --get-all safe.directory",
-                "ruff --version",
-                "black --version | head -1",
-                "isort --version-number",
+                "for t in ruff black isort gcc cc make pip git-shell scalar; do command -v $t || echo no-$t; done",
+                "ls /usr/lib/git-core/git-daemon /usr/lib/git-core/git-http-backend 2>/dev/null || echo no-git-daemon",
+                "python -c 'from ci_autofix.fixers.install import default; "
+                'print(*(f"default {p}=={default(p).version}" for p in ("ruff", "black", "isort")), sep="\\n")\'',
                 "test -f /etc/ssl/certs/ca-certificates.crt && echo ca-ok",
                 "python -c 'import ci_autofix.cli as m, importlib.util as u; print(u.cache_from_source(m.__file__))' | xargs ls",
-                "for t in gcc cc make pip; do command -v $t || echo no-$t; done",
+                # the standard library's bytecode for what the action imports (python:*-slim has none)
+                "python -c 'import json, importlib.util as u; print(u.cache_from_source(json.__file__))' | xargs ls",
                 # the startup path (everything before the first API call) leaves the model SDK unloaded
                 "python -c 'import sys, ci_autofix.cli, ci_autofix.flows.propose; "
                 'print("anthropic-loaded" if "anthropic" in sys.modules else "anthropic-lazy")\'',
@@ -119,12 +121,14 @@ def test_the_image_holds_git_the_pinned_tools_and_bytecode_but_no_build_tools(im
     )
     lines = facts.splitlines()
     assert lines[0] == "/github/workspace"
-    assert lines[1:3] == ["ruff 0.17.6", "black, 26.10.1 (compiled: yes)"]
-    assert lines[3].split()[0] == "9.0.2"
+    # the fixers' tools are installed from their hash-pinned defaults when a run needs one
+    assert {"no-ruff", "no-black", "no-isort", "no-git-shell", "no-scalar", "no-git-daemon"} <= set(lines)
+    assert {"default ruff==0.17.6", "default black==26.10.1", "default isort==9.0.2"} <= set(lines)
     assert "ca-ok" in lines
     assert any(line.endswith("cli/__pycache__/__init__.cpython-313.pyc") for line in lines)
+    assert any(line.endswith("json/__pycache__/__init__.cpython-313.pyc") for line in lines)
     assert {"no-gcc", "no-cc", "no-make"} <= set(lines)
-    assert "/opt/venv/bin/pip" not in lines
+    assert "/opt/venv/bin/pip" not in lines  # the base's own pip stays, for setup commands
     assert "anthropic-lazy" in lines
 
 

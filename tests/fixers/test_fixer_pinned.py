@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import re
 import subprocess
 import sys
 import threading
@@ -14,7 +15,7 @@ import pytest
 from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import plan_fixers, run_fixers
-from ci_autofix.fixers.install import Installer, Tool, _pip_env
+from ci_autofix.fixers.install import Installer, Tool, Unavailable, _pip_env, default
 from ci_autofix.fixers.versions import Requirement
 from ci_autofix.sandbox import Sandbox
 
@@ -196,3 +197,61 @@ def test_pip_uses_the_configured_index_without_our_tokens(
     env = _pip_env()
     assert "GITHUB_TOKEN" not in env
     assert env["PIP_INDEX_URL"].endswith("@127.0.0.1:" + index.rsplit(":", 1)[1] + "/simple")
+
+
+# ---- the default versions: installed from their hash-pinned requirements (the image ships no tool) ----
+
+
+def _no_own_tools(tools_dir: Path, **kwargs: Path) -> Installer:
+    """An Installer that finds no tool already installed, as in the image."""
+    return Installer(tools_dir, timeout=300, search=[], **kwargs)
+
+
+@pytest.mark.slow
+def test_without_a_pin_or_an_installed_tool_the_default_is_installed_from_its_hashes(tmp_path: Path) -> None:
+    locked = default("isort")
+    assert locked is not None and locked.version == own_version("isort")  # the dev extra pins the same
+    tool = _no_own_tools(tmp_path / "tools").tool("isort", None)
+    assert isinstance(tool, Tool), tool
+    assert (tool.executable, tool.version, tool.installed) == (
+        tmp_path / "tools" / f"isort-{locked.version}" / "bin" / "isort",
+        locked.version,
+        True,
+    )
+    # a repository that pins exactly the default gets the same hash-checked installation
+    again = _no_own_tools(tmp_path / "tools").tool("isort", Requirement(f"=={locked.version}"))
+    assert isinstance(again, Tool) and again.executable == tool.executable
+
+
+@pytest.mark.slow
+def test_a_default_whose_files_do_not_match_their_hashes_is_refused(tmp_path: Path) -> None:
+    locked = default("isort")
+    assert locked is not None
+    forged = tmp_path / "defaults"
+    forged.mkdir()
+    text = locked.requirements.read_text()
+    (forged / "isort.txt").write_text(re.sub(r"sha256:[0-9a-f]{64}", "sha256:" + "0" * 64, text))
+    tool = _no_own_tools(tmp_path / "tools", defaults=forged).tool("isort", None)
+    assert isinstance(tool, Unavailable)
+    assert tool.reason.startswith(f"installing isort=={locked.version} failed (exit code 1)")
+    assert (
+        "Expected" in tool.reason and "| Got" in tool.reason
+    )  # pip's own words: the hash it wanted, the one it got
+    assert not (tmp_path / "tools" / f"isort-{locked.version}").exists()
+
+
+def test_without_an_installed_tool_or_a_default_the_fixer_is_unavailable(tmp_path: Path) -> None:
+    tool = _no_own_tools(tmp_path / "tools", defaults=tmp_path / "none").tool("isort", None)
+    assert tool == Unavailable(
+        None, "isort is not installed in the action's environment and has no default version"
+    )
+    assert not (tmp_path / "tools").exists()
+
+
+def test_every_fixer_has_a_default_and_the_dev_extra_pins_the_same_version() -> None:
+    for package in ("ruff", "black", "isort"):
+        locked = default(package)
+        assert locked is not None, package
+        assert locked.version == own_version(package), package
+        pins = [line for line in locked.requirements.read_text().splitlines() if "==" in line]
+        assert pins and all(line.endswith(" \\") for line in pins)  # every pin is followed by its hashes

@@ -1,10 +1,14 @@
 """The fixer's executable, at the version the repository pins.
 
-Without a pin (or when the image's version satisfies it) the tool shipped with the action is
-used. Otherwise it is installed once into its own virtual environment under `tools_dir`
-(outside the workspace), `<package>-<version>/`, with pip from the index this environment is
-configured to use, binary wheels only (no build step runs code from an sdist), and an
-environment without our tokens. A failed installation is an `Unavailable` with the reason.
+A tool already installed beside our interpreter (or on PATH) is used when it satisfies the pin, or
+when there is none. Otherwise the tool is installed once into its own virtual environment under
+`tools_dir` (outside the workspace), `<package>-<version>/`, with pip from the index this
+environment is configured to use, binary wheels only (no build step runs code from an sdist), and
+an environment without our tokens. The default version (used when the repository pins none, or
+pins exactly it) comes from `defaults/<package>.txt`, which pins it and its dependencies with
+hashes, so pip installs exactly the files locked at release; the image ships no fixer tool and
+installs one the first time a run needs it. A failed installation is an `Unavailable` with the
+reason.
 """
 
 from __future__ import annotations
@@ -24,13 +28,30 @@ from ci_autofix.sandbox import others_can_run
 
 _READY = ".ci-autofix-ready"
 _VERSION_RE = re.compile(rf"\b({VERSION})\b")
+DEFAULTS = Path(__file__).with_name("defaults")  # <package>.txt, written by ci/container/lock
+
+
+@dataclass(frozen=True)
+class Default:
+    """The version a fixer tool runs at when the repository pins none, and its hash-pinned requirements."""
+
+    version: str
+    requirements: Path
+
+
+def default(package: str, defaults: Path = DEFAULTS) -> Default | None:
+    path = defaults / f"{package}.txt"
+    if not path.is_file():
+        return None
+    match = re.search(rf"^{re.escape(package)}==({VERSION})\b", path.read_text(encoding="utf-8"), re.M)
+    return Default(match.group(1), path) if match else None
 
 
 @dataclass(frozen=True)
 class Tool:
     executable: Path
     version: str
-    installed: bool  # installed for this repository's pin (not the image's)
+    installed: bool  # installed by us for this run (a pin, or the default version), not found already there
 
 
 @dataclass(frozen=True)
@@ -42,10 +63,21 @@ class Unavailable:
 class Installer:
     """Finds or installs tools; an installation is reused by later calls (same `tools_dir`)."""
 
-    def __init__(self, tools_dir: Path, *, timeout: float, python: Path | None = None) -> None:
+    def __init__(
+        self,
+        tools_dir: Path,
+        *,
+        timeout: float,
+        python: Path | None = None,
+        search: list[Path] | None = None,
+        defaults: Path = DEFAULTS,
+    ) -> None:
         self.tools_dir = tools_dir
         self.timeout = timeout
         self.python = python or Path(sys.executable)  # makes the environments (and runs pip, if it has it)
+        # where a tool already installed is looked for: beside our interpreter, then PATH
+        self.search = search if search is not None else _search_path()
+        self.defaults = defaults
         self._own: dict[str, Tool | Unavailable] = {}
         self._pip: bool | None = None
 
@@ -60,27 +92,33 @@ class Installer:
 
     def _tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
         own = self.own(package)
-        if requirement is None:
+        if isinstance(own, Tool) and (requirement is None or requirement.allows(own.version)):
             return own
-        if isinstance(own, Tool) and requirement.allows(own.version):
+        locked = default(package, self.defaults)
+        if locked and (requirement is None or requirement.allows(locked.version)):
+            return self.install(package, Requirement(f"=={locked.version}"), locked=locked.requirements)
+        if requirement is None:
             return own
         return self.install(package, requirement)
 
     def own(self, package: str) -> Tool | Unavailable:
-        """The tool that ships with the action: next to our interpreter, else on PATH; as root,
-        one the sandbox's uid can run (ours may sit in a home it cannot enter)."""
+        """The tool already installed where `search` looks; as root, one the sandbox's uid can run
+        (ours may sit in a home it cannot enter)."""
         if package not in self._own:
-            beside = Path(sys.executable).parent / package
-            found = beside if beside.is_file() and _runnable(beside) else _on_path(package)
-            if not found:
+            found = next((c for c in (d / package for d in self.search) if _usable(c)), None)
+            if found is None:
                 self._own[package] = Unavailable(
-                    None, f"{package} is not installed in the action's environment"
+                    None, f"{package} is not installed in the action's environment and has no default version"
                 )
             else:
-                self._own[package] = self._probe(package, Path(found), installed=False)
+                self._own[package] = self._probe(package, found, installed=False)
         return self._own[package]
 
-    def install(self, package: str, requirement: Requirement) -> Tool | Unavailable:
+    def install(
+        self, package: str, requirement: Requirement, *, locked: Path | None = None
+    ) -> Tool | Unavailable:
+        """Install `requirement` of `package`; with `locked`, exactly the files that requirements
+        file pins by hash (pip refuses any other)."""
         label = requirement.exact or _label(requirement.spec)
         target = self.tools_dir / f"{package}-{label}"
         executable = target / "bin" / package
@@ -96,7 +134,7 @@ class Installer:
             "--no-input",
             "--only-binary=:all:",
             "--quiet",
-            spec,
+            *(["--require-hashes", "-r", str(locked)] if locked else [spec]),
         ]
         venv_python = str(target / "bin" / "python")
         if self._has_pip():  # no pip inside the environment: ours installs into it (seconds faster)
@@ -174,16 +212,17 @@ def _label(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9.-]", "_", spec)
 
 
-def _runnable(path: Path) -> bool:
-    return os.geteuid() != 0 or others_can_run(path)
+def _search_path() -> list[Path]:
+    path = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return [Path(sys.executable).parent, *(Path(d) for d in path if d)]
 
 
-def _on_path(package: str) -> str | None:
-    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        candidate = Path(directory) / package
-        if directory and candidate.is_file() and os.access(candidate, os.X_OK) and _runnable(candidate):
-            return str(candidate)
-    return None
+def _usable(candidate: Path) -> bool:
+    return (
+        candidate.is_file()
+        and os.access(candidate, os.X_OK)
+        and (os.geteuid() != 0 or others_can_run(candidate))
+    )
 
 
 def _pip_env() -> dict[str, str]:

@@ -24,6 +24,7 @@ from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
 from ci_autofix.git import BOT, Git, GitError, Identity
 from ci_autofix.ladder.evidence import Verification
+from ci_autofix.ladder.tools import tool_dir
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
 from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.policy import Verdict, check_diff, test_paths
@@ -91,6 +92,9 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
     logs = _store_logs(job)
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
+    tool_path = tool_dir(
+        job.area.work, [*commands, settings.test_command], job.tools_dir, timeout=settings.command_timeout
+    )
     clean = CleanRuns(
         job.area,
         commands,
@@ -98,6 +102,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         test_command=settings.test_command,
         timeout=settings.command_timeout,
         protected=sandbox.protected,
+        tool_path=tool_path,
     )
 
     runner.stage("reproducing the failure")

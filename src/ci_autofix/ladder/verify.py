@@ -172,6 +172,7 @@ class CleanRuns:
     test_command: str
     timeout: float
     protected: Sequence[str]
+    tool_path: Path | None = None  # the fixers' tools (`ladder.tools`), last on the commands' PATH
     before: list[Evidence] = dataclasses.field(default_factory=list)
 
     def reproduce(self, *, on_start: Callable[[str], None] = lambda _command: None) -> list[Evidence]:
@@ -237,7 +238,11 @@ class CleanRuns:
         )
 
     def _copy(self, tree: str) -> Sandbox:
-        return self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout)
+        sandbox = self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout)
+        if self.tool_path is None:
+            return sandbox
+        path = f"{sandbox.env().get('PATH', os.defpath)}{os.pathsep}{self.tool_path}"
+        return dataclasses.replace(sandbox, extra_env={**sandbox.extra_env, "PATH": path})
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
