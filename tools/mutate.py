@@ -36,6 +36,8 @@ APPLY = ("tests/apply/test_apply_flow.py",)
 INLINE = ("tests/review/test_inline.py",)
 REVIEW_GUARDS = ("tests/review/test_review_guards.py",)
 REVIEW = ("tests/review/test_review_e2e.py",)
+TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
+TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -511,7 +513,7 @@ MUTATIONS = [
     Mutation(
         "review-bots-allowed",
         "flows/review_event.py",
-        "if is_bot(user.login if user else None, user.type if user else \"\") and not settings.allow_bots:",
+        'if is_bot(user.login if user else None, user.type if user else "") and not settings.allow_bots:',
         "if False:",
         REVIEW_GUARDS,
     ),
@@ -535,6 +537,55 @@ MUTATIONS = [
         "        pass  # one comment's lines are not in the diff GitHub has: post each on its own",
         "        return done",
         ("tests/review/test_threads.py",),
+    ),
+    Mutation(
+        "tools-default-unhashed",
+        "fixers/install.py",
+        '*(["--require-hashes", "-r", str(locked)] if locked else [spec]),',
+        "spec,",
+        TOOLS,
+    ),
+    Mutation(
+        "tools-default-never-installed",
+        "fixers/install.py",
+        "if locked and (requirement is None or requirement.allows(locked.version)):",
+        "if False:",
+        TOOLS,
+    ),
+    Mutation(
+        "tools-not-on-the-commands-path",
+        "ladder/tools.py",
+        "            (links / package).symlink_to(tool.executable)",
+        "            pass",
+        TOOLS,
+    ),
+    Mutation(
+        "tools-ruff-only-when-run",
+        "ladder/tools.py",
+        '        wanted.setdefault("ruff", None)',
+        "        pass",
+        TOOLS,
+    ),
+    Mutation(
+        "triage-trigger-flags-dropped",
+        "triage/engine.py",
+        'parts.append(f"(?{flags}:{source})")',
+        'parts.append(f"(?:{source})")',
+        TRIAGE,
+    ),
+    Mutation(
+        "triage-unanchored-trigger-anchored",
+        "triage/engine.py",
+        '            source = ".*?" + source',
+        "            pass",
+        TRIAGE,
+    ),
+    Mutation(
+        "triage-hit-counted-from-the-chunk",
+        "triage/logview.py",
+        'lowered.count(b"\\n", block.position - position, at)',
+        'lowered.count(b"\\n", 0, at)',
+        TRIAGE,
     ),
 ]
 
