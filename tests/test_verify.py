@@ -10,11 +10,14 @@ from pathlib import Path
 import pytest
 from testing.git import DEV, git
 
+from ci_autofix.fixers import plan_fixers
+from ci_autofix.fixers.versions import Requirement
 from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
-from ci_autofix.ladder.tools import tool_dir
+from ci_autofix.ladder.tools import tool_dir, wanted_tools
 from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.triage import diagnose
 
 TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff live there
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -216,7 +219,7 @@ def test_ruff_comes_from_the_fixers_tools_when_the_repository_environment_has_no
     (project / "ruff.toml").write_text("line-length = 100\n")
     git(project, "add", ".")
     git(project, "commit", "-qm", "ruff", author=DEV)
-    tools = tool_dir(project, [FAILING], tmp_path / "tools", timeout=60)  # read before any code runs
+    tools = tool_dir(project, [FAILING], [], tmp_path / "tools", timeout=60)  # read before any code runs
     assert tools is not None and sorted(p.name for p in tools.iterdir()) == ["ruff"]
     bin_dir = tmp_path / "bin"  # the commands' own PATH: pytest, and no ruff
     bin_dir.mkdir()
@@ -237,16 +240,36 @@ def test_ruff_comes_from_the_fixers_tools_when_the_repository_environment_has_no
     assert blind.outcome == "verified"
 
 
-def test_the_tools_the_failing_commands_run_are_linked_and_nothing_else(
+def test_the_tools_the_commands_run_or_the_plan_names_are_linked_and_nothing_else(
     project: Path, tmp_path: Path
 ) -> None:
-    assert tool_dir(project, [FAILING], tmp_path / "tools", timeout=60) is None  # pytest only, no ruff
-    tools = tool_dir(project, ["black --check . && isort --check-only ."], tmp_path / "tools", timeout=60)
+    assert tool_dir(project, [FAILING], [], tmp_path / "tools", timeout=60) is None  # pytest only, no ruff
+    tools = tool_dir(project, ["black --check . && isort --check-only ."], [], tmp_path / "tools", timeout=60)
     assert tools is not None
     assert {p.name: p.resolve() for p in tools.iterdir()} == {
         "black": (TOOLS / "black").resolve(),
         "isort": (TOOLS / "isort").resolve(),
     }
+    # `make lint` names no tool: the fixer the plan chose for it is linked all the same
+    (project / "pyproject.toml").write_text("[tool.black]\n")
+    plan = plan_fixers(project, diagnose("would reformat calc.py\n"), ["black"], ["make lint"])
+    assert [spec.package for spec in plan] == ["black"]
+    tools = tool_dir(project, ["make lint"], plan, tmp_path / "tools", timeout=60)
+    assert tools is not None and sorted(p.name for p in tools.iterdir()) == ["black"]
+
+
+def test_a_version_named_on_the_command_line_wins_as_in_the_plan(project: Path) -> None:
+    (project / "ruff.toml").write_text("line-length = 100\n")
+    (project / "requirements-dev.txt").write_text("ruff==0.9.1\nblack>=24\n")
+    commands = ["ruff format --check .", "uvx ruff@0.8.6 check .", "black --check ."]
+    assert wanted_tools(project, commands, []) == {
+        "ruff": Requirement("==0.8.6"),
+        "black": Requirement(">=24"),
+    }
+    assert wanted_tools(project, ["ruff format --check ."], []) == {"ruff": Requirement("==0.9.1")}
+    # the plan's own choice stands
+    plan = plan_fixers(project, diagnose("Would reformat: calc.py\n"), ["ruff-format"], commands)
+    assert wanted_tools(project, commands, plan)["ruff"] == plan[0].requirement
 
 
 def test_uses_ruff(tmp_path: Path) -> None:

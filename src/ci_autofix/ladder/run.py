@@ -24,7 +24,7 @@ from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
 from ci_autofix.git import BOT, Git, GitError, Identity
 from ci_autofix.ladder.evidence import Verification
-from ci_autofix.ladder.tools import tool_dir
+from ci_autofix.ladder.tools import tool_dir, with_tools
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
 from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.policy import Verdict, check_diff, test_paths
@@ -93,8 +93,13 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     logs = _store_logs(job)
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
     tool_path = tool_dir(
-        job.area.work, [*commands, settings.test_command], job.tools_dir, timeout=settings.command_timeout
+        job.area.work,
+        [*commands, settings.test_command],
+        plan,
+        job.tools_dir,
+        timeout=settings.command_timeout,
     )
+    sandbox = with_tools(sandbox, tool_path)  # the agent runs the failing commands too
     clean = CleanRuns(
         job.area,
         commands,

@@ -1,15 +1,18 @@
-"""The fixers' tools on the PATH of the commands we re-run.
+"""The fixers' tools on the PATH of the commands we and the agent run for the repository.
 
 The image ships no ruff, black or isort (each is installed when a run needs it, `fixers.install`),
-so a failing `ruff format --check .` could not be reproduced or verified, nor the changed files be
-checked with ruff, where the repository's own environment lacks the tool. `tool_dir` resolves each
-tool those commands run (and ruff, when the repository uses it) at the version the repository pins,
-else the default, and links it into one directory that goes at the end of the commands' PATH: a
-tool the repository's environment has comes first.
+so a failing `ruff format --check .` (or a `make lint` that runs black) could not be reproduced or
+verified, nor the changed files be checked with ruff, where the repository's own environment lacks
+the tool. `tool_dir` resolves every tool the fixer plan names, every tool the failing commands run
+by name, and ruff when the repository uses it, each at the version the plan or the repository pins
+(else the default), and links them into one directory that goes at the end of those commands'
+PATH: a tool the repository's environment has comes first.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,30 +20,64 @@ from pathlib import Path
 from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.config import read_repo_config
 from ci_autofix.fixers.install import Installer, Tool
+from ci_autofix.fixers.plan import FixerSpec
 from ci_autofix.fixers.versions import Requirement
 from ci_autofix.ladder.environment import uses_ruff
+from ci_autofix.sandbox import Sandbox
+
+LINKS = "path"  # under the tools directory
 
 
-def tool_dir(root: Path, commands: Sequence[str], tools_dir: Path, *, timeout: float) -> Path | None:
-    """A directory of links to the tools `commands` run, under `tools_dir`; None when they run none.
+def wanted_tools(
+    root: Path, commands: Sequence[str], plan: Sequence[FixerSpec]
+) -> dict[str, Requirement | None]:
+    """Each tool to link, with the version it must be (None: any; the default when none is installed)."""
+    wanted: dict[str, Requirement | None] = {spec.package: spec.requirement for spec in plan}
+    facts = read_commands(commands)
+    packages = [invocation.fixer.package for invocation in facts.invocations]
+    if uses_ruff(root):
+        packages.append("ruff")
+    if not set(packages) - set(wanted):
+        return wanted
+    config = read_repo_config(root)
+    for package in packages:
+        if package in wanted:
+            continue
+        # as the plan decides: a version on the command line itself first, else the repository's pin
+        inline = next((i.pin for i in facts.invocations if i.fixer.package == package and i.pin), None)
+        pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
+        wanted[package] = Requirement(f"=={inline}") if inline else (pin.requirement if pin else None)
+    return wanted
+
+
+def tool_dir(
+    root: Path, commands: Sequence[str], plan: Sequence[FixerSpec], tools_dir: Path, *, timeout: float
+) -> Path | None:
+    """A directory of links to those tools, under `tools_dir`; None when there are none (or it
+    cannot be made: the commands then run without them, as the repository's environment has them).
 
     Read before any of the repository's code runs (the configuration and pins are its files)."""
-    facts = read_commands(commands)
-    wanted = {invocation.fixer.package: invocation.pin for invocation in facts.invocations}
-    if uses_ruff(root):
-        wanted.setdefault("ruff", None)
+    wanted = wanted_tools(root, commands, plan)
     if not wanted:
         return None
-    config = read_repo_config(root)
     installer = Installer(tools_dir, timeout=timeout)
-    links = tools_dir / "path"
-    shutil.rmtree(links, ignore_errors=True)
-    links.mkdir(parents=True)
-    links.chmod(0o755)
-    for package, inline in sorted(wanted.items()):
-        pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
-        requirement = Requirement(f"=={inline}") if inline else (pin.requirement if pin else None)
-        tool = installer.tool(package, requirement)
-        if isinstance(tool, Tool):
-            (links / package).symlink_to(tool.executable)
+    links = tools_dir / LINKS
+    try:
+        shutil.rmtree(links, ignore_errors=True)
+        links.mkdir(parents=True)
+        links.chmod(0o755)
+        for package, requirement in sorted(wanted.items()):
+            tool = installer.tool(package, requirement)
+            if isinstance(tool, Tool):
+                (links / package).symlink_to(tool.executable)
+    except OSError:
+        return None
     return links
+
+
+def with_tools(sandbox: Sandbox, links: Path | None) -> Sandbox:
+    """`sandbox` with the linked tools last on its commands' PATH."""
+    if links is None:
+        return sandbox
+    path = f"{sandbox.env().get('PATH', os.defpath)}{os.pathsep}{links}"
+    return dataclasses.replace(sandbox, extra_env={**sandbox.extra_env, "PATH": path})

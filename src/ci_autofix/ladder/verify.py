@@ -38,6 +38,7 @@ from pathlib import Path
 from ci_autofix.ladder.environment import prepare, uses_ruff
 from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
 from ci_autofix.ladder.testcount import count_tests, dropped, pytest_report_env, read_report
+from ci_autofix.ladder.tools import with_tools
 from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.markdown import code_span
 from ci_autofix.policy import Finding
@@ -238,11 +239,9 @@ class CleanRuns:
         )
 
     def _copy(self, tree: str) -> Sandbox:
-        sandbox = self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout)
-        if self.tool_path is None:
-            return sandbox
-        path = f"{sandbox.env().get('PATH', os.defpath)}{os.pathsep}{self.tool_path}"
-        return dataclasses.replace(sandbox, extra_env={**sandbox.extra_env, "PATH": path})
+        return with_tools(
+            self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), self.tool_path
+        )
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
