@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ci_autofix.triage import diagnose, logview
@@ -73,6 +73,8 @@ def test_small_chunks_and_blocks_read_the_same_lines_and_anchors_as_the_whole_te
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(PIECES, max_size=60), st.integers(1, 40), st.integers(1, 40))
+# one chunk cut into several blocks, hits in the later ones (a line counted from the chunk's start)
+@example([b"a\n", b"b\n", b"c\n", b"Error: boom", b"\n", b"d\n", b"FAIL", b"\n"], 40, 4)
 def test_the_cheap_search_puts_each_hit_on_its_line_wherever_the_chunks_and_blocks_are_cut(
     pieces: list[bytes], chunk: int, block: int
 ) -> None:

@@ -144,10 +144,10 @@ def _parse(view: LogView, lines: list[int], rules: Rules) -> list[Found]:
         if i <= claimed_to:
             continue
         line = without_marker(view.clean(i))
-        if not line.strip() or not rules.any_trigger.match(
-            line
-        ):  # most lines: one match, not a search per parser
+        if not line.strip():
             continue
+        if rules.any_trigger is not None and not rules.any_trigger.match(line):
+            continue  # most lines: one match, not a search per parser
         for parser in rules.parsers:
             match = parser.trigger.search(line)
             if match is None:
@@ -326,19 +326,58 @@ def _alternatives(parts: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{pattern})" for _, pattern in parts) or r"(?!)", re.I)
 
 
-_SCOPED_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+_SCOPED_FLAGS = (
+    (re.IGNORECASE, "i"),
+    (re.MULTILINE, "m"),
+    (re.DOTALL, "s"),
+    (re.VERBOSE, "x"),
+    (re.ASCII, "a"),
+)
+_INLINE_FLAGS_RE = re.compile(r"\(\?[aiLmsux]+\)")
 
 
-def _any_trigger(parsers: tuple[Parser, ...]) -> re.Pattern[str]:
-    """One pattern whose `match` finds a line exactly when some parser's trigger `search`es it: each
-    trigger as an alternative, its flags scoped to it and its groups unnamed (the names repeat across
-    triggers). Matched at the line's start, the alternatives are tried once each (a `search` would try
-    them all at every position); a trigger not anchored with `^` is let start anywhere."""
+def _shape(pattern: str) -> tuple[bool, bool]:
+    """Whether `pattern` has a `|` outside every group, and whether it refers back to a group
+    (`\\1`, `(?P=name)`, `(?(1)...)`): read from its text, escapes and character classes skipped."""
+    depth, branch, backref, i = 0, False, False, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            backref = backref or pattern[i + 1 : i + 2] in tuple("123456789")
+            i += 2
+            continue
+        if c == "[":  # a class: up to its `]` (one right after `[` or `[^` is a member)
+            i += 2 if pattern[i + 1 : i + 2] == "^" else 1
+            i += 1 if pattern[i : i + 1] == "]" else 0
+            while i < len(pattern) and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+            backref = backref or pattern.startswith(("(?P=", "(?("), i)
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            branch = True
+        i += 1
+    return branch, backref
+
+
+def _any_trigger(parsers: tuple[Parser, ...]) -> re.Pattern[str] | None:
+    """One pattern whose `match` finds a line exactly when some parser's trigger `search`es it, or
+    None when a trigger cannot be joined (it refers back to a group, whose number or name would
+    change, or starts with global inline flags). Each trigger is an alternative with its flags
+    scoped to it and its groups unnamed (the names repeat across triggers). Matched at the line's
+    start, the alternatives are tried once each (a `search` would try them all at every position);
+    a trigger not anchored with `^` as a whole is let start anywhere."""
     parts = []
     for parser in parsers:
-        source = re.sub(r"\(\?P<\w+>", "(?:", parser.trigger.pattern)
-        if not source.startswith("^"):
-            source = ".*?" + source
+        source = parser.trigger.pattern
+        branch, backref = _shape(source)
+        if backref or _INLINE_FLAGS_RE.match(source):
+            return None
+        source = re.sub(r"\(\?P<\w+>", "(?:", source)
+        if branch or not source.startswith("^"):
+            source = f".*?(?:{source})"
         flags = "".join(letter for flag, letter in _SCOPED_FLAGS if parser.trigger.flags & flag)
         parts.append(f"(?{flags}:{source})")
     return re.compile("|".join(parts) or r"(?!)")
@@ -359,7 +398,7 @@ class Rules:
     summary_lines: int = SUMMARY_LINES  # 0: the failed step's summary does not compete with the first region
     strong_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
     noise_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    any_trigger: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    any_trigger: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "any_trigger", _any_trigger(self.parsers))
