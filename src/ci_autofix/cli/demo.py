@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ci_autofix.cli.fix import print_report
 from ci_autofix.errors import Halt, UserError
+from ci_autofix.fixers.install import Installer, Unavailable
 from ci_autofix.flows.halts import ended_locally
 from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     runner.stage(f"creating the sample project in {root}")
     create_project(root)
     runner.stage("running its checks to produce a CI log")
+    _ruff_on_path(workdir / "tools")
     log = job_log(root, CHECKS)
     (workdir / "ci.log").write_bytes(log)
     runner.info(f"  the log is in {workdir / 'ci.log'}")
@@ -125,6 +127,19 @@ def _tools_on_path() -> None:
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def _ruff_on_path(tools_dir: Path) -> None:
+    """The sample's check runs ruff: ours when installed (the dev extra), else its default version
+    installed now (hashes checked), last on PATH."""
+    ruff = Installer(tools_dir, timeout=300).tool("ruff", None)
+    if isinstance(ruff, Unavailable):
+        raise UserError(
+            f"The sample's check runs ruff, which is not here: {ruff.reason}.",
+            "Install ci-autofix with its dev extra (`pip install -e '.[dev]'`) or install ruff, or run the "
+            "demo where pip can reach a package index.",
+        )
+    os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + str(ruff.executable.parent)
 
 
 def make_directory(root: Path) -> None:

@@ -2,7 +2,7 @@
 
 Pins come from files the repository controls, so they are parsed strictly: only plain
 PEP 440 release versions and comparison clauses are accepted, and only those ever reach a
-`pip install` argument. A pin we cannot read is ignored (the image's tool is used instead).
+`pip install` argument. A pin we cannot read is ignored (the tool installed, or its default version, is used instead).
 """
 
 from __future__ import annotations
