@@ -555,14 +555,14 @@ MUTATIONS = [
     Mutation(
         "tools-not-on-the-commands-path",
         "ladder/tools.py",
-        "            (links / package).symlink_to(tool.executable)",
-        "            pass",
+        "                (links / package).symlink_to(tool.executable)",
+        "                pass",
         TOOLS,
     ),
     Mutation(
         "tools-ruff-only-when-run",
         "ladder/tools.py",
-        '        wanted.setdefault("ruff", None)',
+        '        packages.append("ruff")',
         "        pass",
         TOOLS,
     ),
