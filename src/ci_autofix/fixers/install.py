@@ -5,10 +5,10 @@ when there is none. Otherwise the tool is installed once into its own virtual en
 `tools_dir` (outside the workspace), `<package>-<version>/`, with pip from the index this
 environment is configured to use, binary wheels only (no build step runs code from an sdist), and
 an environment without our tokens. The default version (used when the repository pins none, or a
-pin it satisfies, and no installed tool does) comes from `defaults/<package>.txt`, which pins it and its dependencies with
-hashes, so pip installs exactly the files locked at release; the image ships no fixer tool and
-installs one the first time a run needs it. A failed installation is an `Unavailable` with the
-reason.
+pin it satisfies, and no installed tool does) comes from `defaults/<package>.txt`, which pins it
+and its dependencies with hashes, so pip installs exactly the files locked at release; the image
+ships no fixer tool and installs one the first time a run needs it. A failed installation is an
+`Unavailable` with the reason.
 """
 
 from __future__ import annotations
