@@ -29,7 +29,7 @@ class FixerSpec:
     package: str
     args: tuple[str, ...]  # options kept from the failing command, then the paths
     scope: tuple[str, ...]  # repository-relative paths the fixer may change ("." is the repository)
-    requirement: Requirement | None  # the version the repository pins; None: any (the default when none is installed)
+    requirement: Requirement | None  # the version the repository pins; None: any (else the default)
     pin_source: str | None  # where that pin was read
     reason: str  # why this fixer was planned, for the report
 

@@ -28,7 +28,7 @@ class FixerRun:
     output_tail: str = ""  # redacted
     skipped_reason: str | None = None  # set when the fixer did not run, or its changes were undone
     restored: list[str] = field(default_factory=list)  # out of scope or protected: changed, then put back
-    pin_source: str | None = None  # where the version came from; None: no pin (an installed tool, or the default)
+    pin_source: str | None = None  # where the version came from; None: no pin
 
     @property
     def ran(self) -> bool:
