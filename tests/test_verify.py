@@ -267,6 +267,8 @@ def test_a_version_named_on_the_command_line_wins_as_in_the_plan(project: Path) 
         "black": Requirement(">=24"),
     }
     assert wanted_tools(project, ["ruff format --check ."], []) == {"ruff": Requirement("==0.9.1")}
+    # only for the check of the changed files: the environment's ruff (its pin) first, else any
+    assert wanted_tools(project, [FAILING], []) == {"ruff": None}
     # the plan's own choice stands
     plan = plan_fixers(project, diagnose("Would reformat: calc.py\n"), ["ruff-format"], commands)
     assert wanted_tools(project, commands, plan)["ruff"] == plan[0].requirement

@@ -562,7 +562,7 @@ MUTATIONS = [
     Mutation(
         "tools-ruff-only-when-run",
         "ladder/tools.py",
-        '        packages.append("ruff")',
+        '        wanted.setdefault("ruff", None)',
         "        pass",
         TOOLS,
     ),

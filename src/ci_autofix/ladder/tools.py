@@ -34,19 +34,18 @@ def wanted_tools(
     """Each tool to link, with the version it must be (None: any; the default when none is installed)."""
     wanted: dict[str, Requirement | None] = {spec.package: spec.requirement for spec in plan}
     facts = read_commands(commands)
-    packages = [invocation.fixer.package for invocation in facts.invocations]
+    packages = [i.fixer.package for i in facts.invocations if i.fixer.package not in wanted]
+    if packages:
+        config = read_repo_config(root)
+        for package in packages:
+            # as the plan decides: a version on the command line itself first, else the repository's pin
+            inline = next((i.pin for i in facts.invocations if i.fixer.package == package and i.pin), None)
+            pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
+            wanted[package] = Requirement(f"=={inline}") if inline else (pin.requirement if pin else None)
     if uses_ruff(root):
-        packages.append("ruff")
-    if not set(packages) - set(wanted):
-        return wanted
-    config = read_repo_config(root)
-    for package in packages:
-        if package in wanted:
-            continue
-        # as the plan decides: a version on the command line itself first, else the repository's pin
-        inline = next((i.pin for i in facts.invocations if i.fixer.package == package and i.pin), None)
-        pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
-        wanted[package] = Requirement(f"=={inline}") if inline else (pin.requirement if pin else None)
+        # only for the check of the changed files: a ruff the repository's environment installs comes
+        # first; this one (installed already, else the default) is for when it installs none
+        wanted.setdefault("ruff", None)
     return wanted
 
 
