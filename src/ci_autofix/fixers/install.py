@@ -75,11 +75,12 @@ class Installer:
         self.tools_dir = tools_dir
         self.timeout = timeout
         self.python = python or Path(sys.executable)  # makes the environments (and runs pip, if it has it)
+        self._default_python = python is None
         # where a tool already installed is looked for: beside our interpreter, then PATH
         self.search = search if search is not None else _search_path()
         self.defaults = defaults
         self._own: dict[str, Tool | Unavailable] = {}
-        self._pip: bool | None = None
+        self._pip: list[Path] | None = None  # the interpreter with pip (empty: none), once looked for
 
     def tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
         try:
@@ -137,10 +138,11 @@ class Installer:
             *(["--require-hashes", "-r", str(locked)] if locked else [spec]),
         ]
         venv_python = str(target / "bin" / "python")
-        if self._has_pip():  # no pip inside the environment: ours installs into it (seconds faster)
+        pip = self._pip_python()
+        if pip is not None:  # no pip inside the environment: an outside one installs into it (seconds faster)
             steps = [
                 [str(self.python), "-m", "venv", "--without-pip", str(target)],
-                [str(self.python), "-m", "pip", "--python", venv_python, *pip_options],
+                [str(pip), "-m", "pip", "--python", venv_python, *pip_options],
             ]
         else:
             steps = [[str(self.python), "-m", "venv", str(target)], [venv_python, "-m", "pip", *pip_options]]
@@ -160,18 +162,18 @@ class Installer:
             (target / _READY).write_text(tool.version + "\n")
         return tool
 
-    def _has_pip(self) -> bool:
-        """Whether our interpreter has a pip that can install into another environment (`--python`, 22.3+)."""
+    def _pip_python(self) -> Path | None:
+        """The interpreter whose pip installs into another environment (`--python`, pip 22.3+): ours,
+        else, when ours is the default, the one our virtualenv was made from (the image's venv has no
+        pip; its base Python has); None when neither has one."""
         if self._pip is None:
-            result = shell.run(
-                [str(self.python), "-m", "pip", "--version"],
-                cwd=self.python.parent,
-                env=_pip_env(),
-                timeout=60,
-            )
-            match = re.match(r"pip (\d+)\.(\d+)", result.output)
-            self._pip = bool(result.ok and match and (int(match.group(1)), int(match.group(2))) >= (22, 3))
-        return self._pip
+            candidates = [self.python]
+            base = Path(getattr(sys, "_base_executable", sys.executable))
+            if self._default_python and base != self.python:
+                candidates.append(base)
+            found = next((c for c in candidates if _has_pip(c)), None)
+            self._pip = [found] if found else []
+        return self._pip[0] if self._pip else None
 
     def _probe(self, package: str, executable: Path, *, installed: bool) -> Tool | Unavailable:
         fixer = next(f for f in FIXERS if f.package == package)
@@ -210,6 +212,12 @@ def _label(spec: str) -> str:
     for operator, word in _OPERATORS:
         spec = spec.replace(operator, word)
     return re.sub(r"[^A-Za-z0-9.-]", "_", spec)
+
+
+def _has_pip(python: Path) -> bool:
+    result = shell.run([str(python), "-m", "pip", "--version"], cwd=python.parent, env=_pip_env(), timeout=60)
+    match = re.match(r"pip (\d+)\.(\d+)", result.output)
+    return bool(result.ok and match and (int(match.group(1)), int(match.group(2))) >= (22, 3))
 
 
 def _search_path() -> list[Path]:
