@@ -576,7 +576,7 @@ MUTATIONS = [
     Mutation(
         "triage-unanchored-trigger-anchored",
         "triage/engine.py",
-        '            source = ".*?" + source',
+        '            source = f".*?(?:{source})"',
         "            pass",
         TRIAGE,
     ),
