@@ -74,17 +74,21 @@ def plan_fixers(
         if fixer.name not in reasons:
             continue
         args, scope = _arguments(root, fixer, facts, config, pre_commit)
-        pin = config.pin(fixer.package, prefer_pre_commit=pre_commit)
-        inline = next((i.pin for i in facts.invocations if i.fixer.package == fixer.package and i.pin), None)
-        requirement, source = (
-            (Requirement(f"=={inline}"), "the failing command")
-            if inline
-            else ((pin.requirement, pin.source) if pin else (None, None))
-        )
+        requirement, source = pinned(fixer.package, facts, config)
         plan.append(
             FixerSpec(fixer.name, fixer.package, args, scope, requirement, source, reasons[fixer.name])
         )
     return plan
+
+
+def pinned(package: str, facts: CommandFacts, config: RepoConfig) -> tuple[Requirement | None, str | None]:
+    """The version `package` must run at and where that was read: a version on the failing command
+    line itself first, else the repository's pin (pre-commit's first when pre-commit failed)."""
+    inline = next((i.pin for i in facts.invocations if i.fixer.package == package and i.pin), None)
+    if inline:
+        return Requirement(f"=={inline}"), "the failing command"
+    pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
+    return (pin.requirement, pin.source) if pin else (None, None)
 
 
 def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict[str, str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.config import read_repo_config
 from ci_autofix.fixers.install import Installer, Tool
-from ci_autofix.fixers.plan import FixerSpec
+from ci_autofix.fixers.plan import FixerSpec, pinned
 from ci_autofix.fixers.versions import Requirement
 from ci_autofix.ladder.environment import uses_ruff
 from ci_autofix.sandbox import Sandbox
@@ -38,10 +38,7 @@ def wanted_tools(
     if packages:
         config = read_repo_config(root)
         for package in packages:
-            # as the plan decides: a version on the command line itself first, else the repository's pin
-            inline = next((i.pin for i in facts.invocations if i.fixer.package == package and i.pin), None)
-            pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
-            wanted[package] = Requirement(f"=={inline}") if inline else (pin.requirement if pin else None)
+            wanted[package] = pinned(package, facts, config)[0]  # as the plan decides
     if uses_ruff(root):
         # only for the check of the changed files: a ruff the repository's environment installs comes
         # first; this one (installed already, else the default) is for when it installs none
