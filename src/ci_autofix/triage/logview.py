@@ -146,8 +146,8 @@ class _Cheap:
 
     def add(self, file: LogFile, first_block: int, lowered: bytes) -> None:
         """Note what chunk `lowered` holds: the last chunk `file` indexed, from its block `first_block`.
-        A hit's line is its block's first line plus the breaks before it in that block, so the
-        chunk's line breaks are not counted a second time."""
+        A hit's line is the previous hit's (or its block's first line) plus the breaks between them,
+        so no line break is counted twice, however long the line that holds many hits."""
         start = file.block(first_block)
         position = start.position
         if position == 0 and lowered:
@@ -163,10 +163,14 @@ class _Cheap:
                 at = lowered.find(needle, at + len(needle))
         found.sort(key=lambda hit: hit[0])
         block = start
+        cursor, line = block.position - position, block.first_line  # the last hit's offset and line
         for at, hits in found:
             if at >= block.position - position + block.size:
                 block = file.block(file.block_at(position + at))
-            hits.append(block.first_line + lowered.count(b"\n", block.position - position, at))
+                cursor, line = block.position - position, block.first_line
+            line += lowered.count(b"\n", cursor, at)
+            cursor = at
+            hits.append(line)
         at = lowered.find(EXIT_MARKER)
         while at != -1 and len(self.exits) < MAX_EXITS:
             self.exits.append(position + at)
