@@ -38,6 +38,7 @@ REVIEW_GUARDS = ("tests/review/test_review_guards.py",)
 REVIEW = ("tests/review/test_review_e2e.py",)
 TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
+RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -581,11 +582,46 @@ MUTATIONS = [
         TRIAGE,
     ),
     Mutation(
-        "triage-hit-counted-from-the-chunk",
+        "triage-hit-counted-twice",
         "triage/logview.py",
-        'lowered.count(b"\\n", block.position - position, at)',
-        'lowered.count(b"\\n", 0, at)',
+        "            cursor = at\n",
+        "            pass\n",
         TRIAGE,
+    ),
+    Mutation(
+        "triage-fail-status-dropped",
+        "triage/engine.py",
+        '    ("fail-status", r"(?-i:',
+        '    ("fail-status", r"(?!)(?-i:',
+        RANKING,
+    ),
+    Mutation(
+        "triage-names-are-errors",
+        "triage/engine.py",
+        "        if not joined or heads:",
+        "        if True:",
+        RANKING,
+    ),
+    Mutation(
+        "triage-heading-names-are-not-errors",
+        "triage/engine.py",
+        "        if not joined or heads:",
+        "        if not joined:",
+        RANKING,
+    ),
+    Mutation(
+        "triage-repeats-kept-first",
+        "triage/engine.py",
+        "seen[key] <= REPEATS_KEPT and in_failed(f)",
+        "in_failed(f)",
+        RANKING,
+    ),
+    Mutation(
+        "triage-outside-the-failed-step-kept-first",
+        "triage/engine.py",
+        "seen[key] <= REPEATS_KEPT and in_failed(f)",
+        "seen[key] <= REPEATS_KEPT",
+        RANKING,
     ),
 ]
 

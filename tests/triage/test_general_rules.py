@@ -15,6 +15,7 @@ import pytest
 
 from ci_autofix.triage import diagnose
 from ci_autofix.triage.engine import analyse
+from ci_autofix.triage.normalize import MAX_LINE_CHARS
 from triage.logformat import github_log
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -221,3 +222,79 @@ def test_a_skipped_tap_point_is_not_a_failure() -> None:
         github_log("bats test", "\n".join([*_noise(900), *bats])), max_tokens=6000
     )  # read: the step's end
     assert [f for f in d.failures if f.tool == "tap"] == []
+
+
+# --- a test's status at the end of its line (Tasty, `unittest -v`), and error words inside names
+
+
+TASTY_FAIL = [
+    "      tables:                                                        FAIL (0.06s)",
+    "",
+    "------------------------------------------------------------------------",
+    "--- tables.custom",
+    "+++ pandoc --quiet tables.native -f native -t ../data/sample.lua",
+    "+  29 </table>",
+    "-  29 </table",
+    "------------------------------------------------------------------------",
+]
+
+
+def test_a_fail_status_at_the_end_of_a_test_line_is_an_error_line() -> None:
+    excerpt = _excerpt(_buried(TASTY_FAIL), script="cabal test")
+    for line in TASTY_FAIL:
+        assert not line or _kept(excerpt, line), line
+
+
+def test_a_unittest_fail_status_is_an_error_line_and_a_passing_one_is_not() -> None:
+    failing = "test_parse_empty (tests.test_config.ConfigTest.test_parse_empty) ... FAIL"
+    passing = "test_parse_fail_fast (tests.test_config.ConfigTest.test_parse_fail_fast) ... ok"
+    excerpt = _excerpt(_buried([failing]))
+    assert _kept(excerpt, failing)
+    assert not _kept(_excerpt(_buried([passing])), passing)
+
+
+def _modules(n: int, start: int = 0) -> list[str]:
+    """A Haskell build that compiles a module named `Error` in every package: names, not errors
+    (the packages are named by letters, so that no two lines are the same but for numbers)."""
+    names = ["".join(chr(ord("a") + int(d)) for d in str(k)) for k in range(start, start + n)]
+    return [
+        f"[{k:3d} of 900] Compiling App.{name}.Error ( src/App/{name}/Error.hs, dist/App/{name}/Error.o )"
+        for k, name in zip(range(start, start + n), names, strict=True)
+    ]
+
+
+def test_an_error_word_inside_a_name_is_not_an_error_line() -> None:
+    failure = ["Checking the generated tables ...", "tables check failed: 7 rows differ from tables.golden"]
+    output = "\n".join([*_modules(450), *failure, *_modules(450, 450), "1 out of 2041 tests failed (45.46s)"])
+    excerpt = _excerpt(output, script="cabal test")
+    assert _kept(excerpt, failure[1])
+    assert not _kept(excerpt, _modules(1, 200)[0])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "socket.error: [Errno 111] Connection refused",
+        "Caused by: org.eclipse.jgit.errors.TransportException: https://example.com/demo.git: 503",
+    ],
+)
+def test_a_name_that_heads_a_message_is_the_error(line: str) -> None:
+    assert _kept(_excerpt(_buried([line])), line)
+
+
+def test_a_resolvers_long_list_of_versions_is_kept_whole() -> None:
+    versions = ", ".join(f"v4.{minor}.{patch}" for minor in range(8) for patch in range(40))
+    problem = (
+        f"    - The requested package symfony/phpunit-bridge 4.4@dev exists as symfony/phpunit-bridge[{versions}]"
+        " but these are rejected by your constraint."
+    )
+    assert 2500 < len(problem) <= MAX_LINE_CHARS
+    output = "\n".join(
+        [
+            "Your requirements could not be resolved to an installable set of packages.",
+            "",
+            "  Problem 1",
+            problem,
+        ]
+    )
+    assert _kept(_excerpt(_buried(output.splitlines()), script="composer update"), problem)

@@ -196,3 +196,56 @@ def test_skipped_tests_are_not_error_lines() -> None:
     for line in RUN_TESTS_FAIL.splitlines():
         assert line in kept
     assert len([line for line in kept if line.startswith("SKIP ")]) <= 15
+
+
+def _javac(tmp_path: Path, sources: dict[str, str]) -> str:
+    """What a real `javac` prints for `sources` (it must fail)."""
+    write(tmp_path, sources)
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+    argv = ["javac", "-Xmaxerrs", "1000", "-d", "out", *sources]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode != 0 and "error:" in done.stderr
+    return done.stderr
+
+
+def _class(name: str, body: str) -> str:
+    return f"public class {name} {{\n    void run() {{\n{body}\n    }}\n}}\n"
+
+
+def _error_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if ": error: " in line]
+
+
+@needs_java
+def test_a_finding_repeated_many_times_does_not_crowd_out_a_different_one(tmp_path: Path) -> None:
+    many = "\n".join(f"        int v{i} = missingHelper({i});" for i in range(40))
+    output = _javac(
+        tmp_path,
+        {
+            "Many.java": _class("Many", many),
+            "Other.java": "public class Other {\n    String name() { return 42; }\n}\n",
+            "More.java": _class("More", many.replace("missingHelper", "otherHelper")),
+        },
+    )
+    distinct = next(line for line in _error_lines(output) if line.startswith("Other.java"))
+    d = diagnose(github_log("javac -d out *.java", output), max_tokens=1500)
+    assert distinct in d.excerpt.splitlines()
+    assert "Many.java:3: error: cannot find symbol" in d.excerpt.splitlines()  # the first is still kept
+
+
+@needs_java
+def test_errors_of_a_step_that_went_on_do_not_crowd_out_the_failed_steps(tmp_path: Path) -> None:
+    early = _javac(
+        tmp_path / "early",
+        {f"Early{k}.java": _class(f"Early{k}", f"        int v = helper{k}();") for k in range(40)},
+    )
+    late = _javac(
+        tmp_path / "late",
+        {f"Late{k}.java": _class(f"Late{k}", f"        String s = {k};") for k in range(20)},
+    )
+    went_on = github_log("mvn -B dependency:go-offline --fail-never", early, exit_code=0)
+    failed = github_log("mvn -B verify", late).removeprefix("\ufeff")
+    d = diagnose(went_on + failed, max_tokens=900)
+    kept = d.excerpt.splitlines()
+    for line in _error_lines(late):
+        assert line in kept, line

@@ -75,6 +75,8 @@ def test_small_chunks_and_blocks_read_the_same_lines_and_anchors_as_the_whole_te
 @given(st.lists(PIECES, max_size=60), st.integers(1, 40), st.integers(1, 40))
 # one chunk cut into several blocks, hits in the later ones (a line counted from the chunk's start)
 @example([b"a\n", b"b\n", b"c\n", b"Error: boom", b"\n", b"d\n", b"FAIL", b"\n"], 40, 4)
+# two hits in one block, a line break before each (the second counted from the first, not the block)
+@example([b"a\n", b"Error: boom\n", b"FAIL\n"], 40, 40)
 def test_the_cheap_search_puts_each_hit_on_its_line_wherever_the_chunks_and_blocks_are_cut(
     pieces: list[bytes], chunk: int, block: int
 ) -> None:

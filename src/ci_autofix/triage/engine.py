@@ -42,6 +42,9 @@ STRONG: tuple[tuple[str, str], ...] = (
     # the same word as a padded badge, in brackets or parentheses: Vitest's ` FAIL  src/a.test.ts`,
     # Ginkgo's `[FAIL] Suite [It] t`, Bun's `(fail) suite > t [0.3ms]`
     ("fail-badge", r"(?-i:^\s+FAIL\b|^\s*\[FAIL\]|^\(fail\) )"),
+    # a test's status at the end of its line, in upper case: Tasty's `name:   FAIL (0.06s)`, unittest's
+    # verbose `test_x (m.T) ... FAIL` or `... ERROR`
+    ("fail-status", r"(?-i:(?::|\.\.\.)\s+(?:FAIL|FAILED|ERROR)(?: \(\d+(?:\.\d+)?m?s\))?$)"),
     # a `×` that opens a line: miette's error reports (Biome, oxlint, Deno, Turborepo, Rspack)
     # and Vitest's failed-test lines; a `×` inside a line (`640 × 480`) is not one
     ("times-mark", r"^\s*× "),
@@ -238,10 +241,11 @@ def failed_ranges(view: LogView) -> list[tuple[int, int]]:
     return ranges
 
 
-def _fallback_spans(view: LogView, examined: list[int], claimed: set[int], rules: Rules) -> list[Span]:
-    """Error lines no parser claimed (with what follows them) and the failed step's or log's tail."""
+def _fallback_spans(
+    view: LogView, examined: list[int], claimed: set[int], failed: list[tuple[int, int]], rules: Rules
+) -> list[Span]:
+    """Error lines no parser claimed (with what follows them) and the failed steps' or log's tail."""
     spans: list[Span] = []
-    failed = failed_ranges(view)
     for first, end in failed:
         if rules.summary_lines:
             spans.append(Span(max(first, end - rules.summary_lines), end, 2, rank=0))
@@ -265,7 +269,7 @@ def _fallback_spans(view: LogView, examined: list[int], claimed: set[int], rules
         annotated = rules.annotation is not None and rules.annotation.match(raw) and line.strip()
         if warned or annotated:
             strength = 2
-        elif not rules.strong_re.search(line) or rules.noise_re.search(line):
+        elif not _error_word(rules.strong_re, line) or rules.noise_re.search(line):
             continue
         else:
             strength = 2 if HEADLINE_RE.search(line.strip()) else 1
@@ -310,6 +314,7 @@ BLOCK_STOP_RE = re.compile(r"^(?:\$ |##\[(?:group|endgroup)\]|travis_fold|\[Pipe
 CONTEXT_BEFORE = 4
 WEAK_LINES = 30
 EVIDENCE_LINES = 30  # per failure, when there are many; the rest competes with the context
+REPEATS_KEPT = 3  # findings that repeat one (but for numbers) beyond this compete with the error regions
 REGION_GAP = 8
 RARITY_CAP = 2
 TEMPLATE_RE = re.compile(r"\d+")
@@ -320,6 +325,25 @@ EXPAND_AFTER = 30
 BLOCK_LINES = 40
 FRAME_LINES = 100  # a stack trace's frames continue its paragraph up to this many lines
 FRAME_RE = re.compile(r"^\W{0,4}\s*(?:#\d+\s+0x[0-9a-f]+ in |at \S+\(|File \"[^\"]+\", line \d+)")
+
+
+def _error_word(strong: re.Pattern[str], line: str) -> bool:
+    """Whether `line` has an error word that is not part of a name: `Text.Pandoc.Error`,
+    `src/Error.hs` and `Error.o` are names; a name that heads a message is the error itself
+    (`socket.error: [Errno 111]`, `org.eclipse.jgit.errors.TransportException: ...`)."""
+    for match in strong.finditer(line):
+        start, end = match.span()
+        joined = line[start - 1 : start] in NAME_JOINS or (
+            line[end : end + 1] in NAME_JOINS and line[end + 1 : end + 2].isalnum()
+        )
+        token_end = line.find(" ", end)
+        heads = line[end : token_end if token_end != -1 else len(line)].endswith(":")
+        if not joined or heads:
+            return True
+    return False
+
+
+NAME_JOINS = frozenset("./\\")
 
 
 def _alternatives(parts: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
@@ -428,7 +452,33 @@ def _block_end(view: LogView, i: int, frame: re.Pattern[str] | None = FRAME_RE) 
     return last
 
 
-def _ranked(found: list[Found]) -> list[Span]:
+def _ranked(found: list[Found], failed: list[tuple[int, int]]) -> list[Span]:
+    """The parsers' findings as spans, the telling ones first.
+
+    Two kinds of finding compete with the error regions instead of coming first: what was found
+    outside the failed steps when the log says which steps failed (a step that went on after its
+    errors: `--fail-never`, `continue-on-error`, `|| true`), and a finding that repeats an earlier
+    one (the same tool, file, test and message but for its numbers) more than `REPEATS_KEPT` times:
+    the sixtieth `unmappable character` in one file explains nothing the first did not."""
+
+    def in_failed(f: Found) -> bool:
+        return not failed or any(first <= f.first <= last for first, last in failed)
+
+    seen: Counter[tuple[object, ...]] = Counter()
+    telling: list[Found] = []
+    demoted: list[Found] = []
+    for f in sorted(found, key=lambda f: f.first):
+        failure = f.failure
+        key = (failure.tool, failure.file, failure.test_id, TEMPLATE_RE.sub("#", failure.message)[:120])
+        seen[key] += 1
+        (telling if seen[key] <= REPEATS_KEPT and in_failed(f) else demoted).append(f)
+    spans = _ranked_evidence(telling, many=len(found) > 3)
+    for rank, f in enumerate(demoted):
+        spans.append(Span(f.first, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
+    return spans
+
+
+def _ranked_evidence(found: list[Found], many: bool) -> list[Span]:
     """Evidence spans ranked first, last, second, second-last, ... so a full budget keeps both ends."""
     spans: list[Span] = []
     order = sorted(found, key=lambda f: f.first)
@@ -444,7 +494,7 @@ def _ranked(found: list[Found]) -> list[Span]:
                     spans.append(Span(f.first + WEAK_LINES, f.last, 2, rank=rank))
                 rank += 1
                 continue
-            last = min(f.last, f.first + EVIDENCE_LINES - 1) if len(order) > 3 else f.last
+            last = min(f.last, f.first + EVIDENCE_LINES - 1) if many else f.last
             spans.append(Span(f.first, last, 0, rank=rank))
             if last < f.last:
                 spans.append(Span(last + 1, f.last, 2, rank=rank))
@@ -472,7 +522,9 @@ def analyse(log: str | bytes | Path, where: str = "", rules: Rules = RULES) -> A
     claimed: set[int] = set()
     for f in analysis.found:
         claimed.update(range(f.first, f.last + 1))
-    analysis.spans = command_spans + _ranked(analysis.found) + _fallback_spans(view, examined, claimed, rules)
+    failed = failed_ranges(view)
+    spans = _ranked(analysis.found, failed) + _fallback_spans(view, examined, claimed, failed, rules)
+    analysis.spans = command_spans + spans
     analysis.category, analysis.infra_reason = _categorise(view, analysis)
     return analysis
 

@@ -16,7 +16,7 @@ TRAVIS_FOLD_RE = re.compile(r"travis_(?:fold|time):(?:start|end):[^\s\x1b]*")
 MARKER_RE = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command|section)\]")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
-MAX_LINE_CHARS = 2000  # longer lines are shown as their head and tail
+MAX_LINE_CHARS = 3000  # longer lines are shown as their head and tail (a resolver's list of versions fits)
 
 
 def to_text(log: str | bytes) -> str:
