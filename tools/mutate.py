@@ -596,6 +596,13 @@ MUTATIONS = [
         RANKING,
     ),
     Mutation(
+        "triage-os-errors-dropped",
+        "triage/engine.py",
+        '        "os-errors",\n        r"',
+        '        "os-errors",\n        r"(?!)',
+        RANKING,
+    ),
+    Mutation(
         "triage-names-are-errors",
         "triage/engine.py",
         "        if not joined or heads:",

@@ -298,3 +298,24 @@ def test_a_resolvers_long_list_of_versions_is_kept_whole() -> None:
         ]
     )
     assert _kept(_excerpt(_buried(output.splitlines()), script="composer update"), problem)
+
+
+# --- the operating system's error messages (strerror), whoever printed them
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bash: line 169: pom.bak9.xml: No space left on device",
+        "bash: ./configure: No such file or directory",
+        "tee: 'standard output': Broken pipe",
+        "write /var/lib/docker/tmp/GetImageBlob123: read-only file system",
+    ],
+)
+def test_an_operating_system_error_message_is_an_error_line(line: str) -> None:
+    assert _kept(_excerpt(_buried([line])), line)
+
+
+def test_os_error_words_in_a_passing_line_are_not_picked() -> None:
+    passing = "  handles a broken pipe from the client: 3 ms OK"
+    assert not _kept(_excerpt(_buried([passing])), passing)

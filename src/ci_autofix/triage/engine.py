@@ -37,6 +37,12 @@ STRONG: tuple[tuple[str, str], ...] = (
         r"assertion\w*|violations?)\b",
     ),
     ("cross-marks", r"✗|✖|✘"),
+    # the operating system's own error messages (strerror), whatever printed them
+    (
+        "os-errors",
+        r"\b(?:no such file or directory|no space left on device|connection refused|connection reset|"
+        r"broken pipe|too many open files|read-only file system|operation not permitted|disk quota exceeded)\b",
+    ),
     # PHP run-tests, automake, Jest, `go test`: `FAIL tests/x.phpt`, `--- FAIL: TestX`
     ("fail-upper", r"(?-i:^(?:--- )?FAIL\b)"),
     # the same word as a padded badge, in brackets or parentheses: Vitest's ` FAIL  src/a.test.ts`,
