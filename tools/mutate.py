@@ -603,6 +603,13 @@ MUTATIONS = [
         RANKING,
     ),
     Mutation(
+        "triage-trace-header-dropped",
+        "triage/engine.py",
+        "spans.append(Span(f.first - 1, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))",
+        "spans.append(Span(f.first, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))",
+        RANKING,
+    ),
+    Mutation(
         "triage-names-are-errors",
         "triage/engine.py",
         "        if not joined or heads:",

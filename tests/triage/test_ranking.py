@@ -139,6 +139,39 @@ def test_a_bare_stack_trace_is_kept_whole(tmp_path: Path) -> None:
         assert line in kept
 
 
+LOGGED_JAVA = """\
+public class Logged {
+    static int dive(int n) {
+        if (n == 0) throw new IllegalStateException("plugin descriptor is corrupt");
+        return dive(n - 1) + 1;
+    }
+    public static void main(String[] args) {
+        try { dive(20); } catch (IllegalStateException e) {
+            System.err.println("[WARNING] Error injecting: demo.plugins.SpoonMojo");
+            e.printStackTrace();
+        }
+        System.exit(1);
+    }
+}
+"""
+
+
+@needs_java
+def test_the_message_a_logger_put_above_a_bare_stack_trace_is_kept(tmp_path: Path) -> None:
+    write(tmp_path, {"Logged.java": LOGGED_JAVA})
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+    done = subprocess.run(
+        ["java", "Logged.java"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode != 0
+    header, exception = done.stderr.splitlines()[:2]
+    assert header == "[WARNING] Error injecting: demo.plugins.SpoonMojo"
+    assert exception.startswith("java.lang.IllegalStateException: plugin descriptor is corrupt")
+    output = "\n".join([_passing(200), done.stderr, _passing(400, 200)])
+    kept = diagnose(github_log("./run-service", output), max_tokens=3000).excerpt.splitlines()
+    assert header in kept and exception in kept
+
+
 def test_the_failed_steps_summary_is_kept_when_error_regions_fill_the_budget() -> None:
     regions = "\n\n\n".join(
         f"checking fixture {k}\nERROR: fixture {k} does not match its snapshot\n"

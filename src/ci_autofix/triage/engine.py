@@ -494,8 +494,9 @@ def _ranked_evidence(found: list[Found], many: bool) -> list[Span]:
             f = order[k]
             if f.failure.tool in WEAK_TOOLS:
                 # a bare stack trace or exit line competes with the error regions: its head first,
-                # then the rest of it (a trace is read whole) before the next region
-                spans.append(Span(f.first, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
+                # with the line before it (the message a logger put above the trace: `[WARNING]
+                # Error injecting: ...`), then the rest of it (a trace is read whole) before the next region
+                spans.append(Span(f.first - 1, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
                 if f.last >= f.first + WEAK_LINES:
                     spans.append(Span(f.first + WEAK_LINES, f.last, 2, rank=rank))
                 rank += 1
