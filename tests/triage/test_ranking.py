@@ -121,18 +121,26 @@ public class Deep {
 needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
 
 
-@needs_java
-def test_a_bare_stack_trace_is_kept_whole(tmp_path: Path) -> None:
-    write(tmp_path, {"Deep.java": DEEP_JAVA})
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+JAVA_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+
+
+def _java(tmp_path: Path, name: str, source: str) -> str:
+    """What a real `java Name.java` printed on stderr (it must fail)."""
+    write(tmp_path, {f"{name}.java": source})
     done = subprocess.run(
-        ["java", "Deep.java"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+        ["java", f"{name}.java"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=JAVA_ENV
     )
     assert done.returncode != 0
-    trace = [line for line in done.stderr.splitlines() if line.strip()]
+    return done.stderr
+
+
+@needs_java
+def test_a_bare_stack_trace_is_kept_whole(tmp_path: Path) -> None:
+    stderr = _java(tmp_path, "Deep", DEEP_JAVA)
+    trace = [line for line in stderr.splitlines() if line.strip()]
     assert trace[0].startswith('Exception in thread "main" java.lang.IllegalStateException')
     assert len(trace) > 40
-    output = "\n".join([_passing(200), done.stderr, _passing(400, 200)])
+    output = "\n".join([_passing(200), stderr, _passing(400, 200)])
     d = diagnose(github_log("./run-service", output), max_tokens=3000)
     kept = d.excerpt.splitlines()
     for line in trace:
@@ -158,16 +166,11 @@ public class Logged {
 
 @needs_java
 def test_the_message_a_logger_put_above_a_bare_stack_trace_is_kept(tmp_path: Path) -> None:
-    write(tmp_path, {"Logged.java": LOGGED_JAVA})
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
-    done = subprocess.run(
-        ["java", "Logged.java"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
-    )
-    assert done.returncode != 0
-    header, exception = done.stderr.splitlines()[:2]
+    stderr = _java(tmp_path, "Logged", LOGGED_JAVA)
+    header, exception = stderr.splitlines()[:2]
     assert header == "[WARNING] Error injecting: demo.plugins.SpoonMojo"
     assert exception.startswith("java.lang.IllegalStateException: plugin descriptor is corrupt")
-    output = "\n".join([_passing(200), done.stderr, _passing(400, 200)])
+    output = "\n".join([_passing(200), stderr, _passing(400, 200)])
     kept = diagnose(github_log("./run-service", output), max_tokens=3000).excerpt.splitlines()
     assert header in kept and exception in kept
 
@@ -234,9 +237,8 @@ def test_skipped_tests_are_not_error_lines() -> None:
 def _javac(tmp_path: Path, sources: dict[str, str]) -> str:
     """What a real `javac` prints for `sources` (it must fail)."""
     write(tmp_path, sources)
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
     argv = ["javac", "-Xmaxerrs", "1000", "-d", "out", *sources]
-    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=JAVA_ENV)
     assert done.returncode != 0 and "error:" in done.stderr
     return done.stderr
 
