@@ -610,6 +610,13 @@ MUTATIONS = [
         RANKING,
     ),
     Mutation(
+        "triage-phpunit-block-runs-on",
+        "triage/parsers/phpunit.py",
+        "        if HEADER_RE.match(current) or END_RE.match(current):",
+        "        if END_RE.match(current):",
+        ("tests/triage/test_fixture_tools.py",),
+    ),
+    Mutation(
         "triage-names-are-errors",
         "triage/engine.py",
         "        if not joined or heads:",
