@@ -245,12 +245,12 @@ def test_a_fail_status_at_the_end_of_a_test_line_is_an_error_line() -> None:
         assert not line or _kept(excerpt, line), line
 
 
-def test_a_unittest_fail_status_is_an_error_line_and_a_passing_one_is_not() -> None:
+def test_a_unittest_fail_status_is_an_error_line_and_a_status_word_inside_a_line_is_not() -> None:
     failing = "test_parse_empty (tests.test_config.ConfigTest.test_parse_empty) ... FAIL"
-    passing = "test_parse_fail_fast (tests.test_config.ConfigTest.test_parse_fail_fast) ... ok"
+    lookalike = "retry policy: FAIL-SAFE (three attempts, then stop)"  # a status word, not a status
     excerpt = _excerpt(_buried([failing]))
     assert _kept(excerpt, failing)
-    assert not _kept(_excerpt(_buried([passing])), passing)
+    assert not _kept(_excerpt(_buried([lookalike])), lookalike)
 
 
 def _modules(n: int, start: int = 0) -> list[str]:
@@ -274,7 +274,7 @@ def test_an_error_word_inside_a_name_is_not_an_error_line() -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        "socket.error: [Errno 111] Connection refused",
+        "socket.error: [Errno 111] while reading the reply",
         "Caused by: org.eclipse.jgit.errors.TransportException: https://example.com/demo.git: 503",
     ],
 )
@@ -317,5 +317,18 @@ def test_an_operating_system_error_message_is_an_error_line(line: str) -> None:
 
 
 def test_os_error_words_in_a_passing_line_are_not_picked() -> None:
-    passing = "  handles a broken pipe from the client: 3 ms OK"
+    passing = "collected tests/net/test_broken_pipe_is_retried.py::test_reconnect"
     assert not _kept(_excerpt(_buried([passing])), passing)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "test_foo ........ FAILED",
+        "Checking links.... ERROR",
+        "Connecting to example.com...failed.",
+        "[2026-08-14 05:58:31,004: ERROR/MainProcess] Task app.tasks.sync raised unexpected: KeyError('a')",
+    ],
+)
+def test_an_error_word_after_an_ellipsis_or_in_upper_case_is_not_a_name(line: str) -> None:
+    assert _kept(_excerpt(_buried([line])), line)

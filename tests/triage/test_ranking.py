@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ci_autofix.triage import diagnose
+from ci_autofix.triage import diagnose, engine
 from triage.logformat import github_log, write
 
 needs_asan = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -284,3 +284,23 @@ def test_errors_of_a_step_that_went_on_do_not_crowd_out_the_failed_steps(tmp_pat
     kept = d.excerpt.splitlines()
     for line in _error_lines(late):
         assert line in kept, line
+
+
+@needs_java
+def test_repeats_are_counted_within_the_failed_steps_only(tmp_path: Path) -> None:
+    # a step that went on printed the same error five times; the failed step prints it twice: those
+    # two are the failed step's own first and second, not the sixth and seventh
+    def many(n: int) -> str:
+        return _class("Many", "\n".join(f"        int v{i} = missingHelper({i});" for i in range(n)))
+
+    early = _javac(tmp_path / "early", {"Many.java": many(5)})
+    late = _javac(tmp_path / "late", {"Many.java": many(2)})
+    log = github_log("make -k || true", early, exit_code=0) + github_log("make", late).removeprefix("\ufeff")
+    analysis = engine.analyse(log)
+    failed = engine.failed_ranges(analysis.view)
+    assert len(failed) == 1
+    first, last = failed[0]
+    mine = [f for f in analysis.found if first <= f.first <= last and f.failure.tool == "javac"]
+    assert len(mine) == 2
+    for f in mine:
+        assert any(s.first == f.first and s.priority == 0 for s in analysis.spans), f.failure

@@ -307,7 +307,7 @@ def _fallback_spans(
                 first = region[1] + 1
             regions.append([first, last, strength, seen])
     regions.sort(key=lambda r: (-r[2], min(r[3], RARITY_CAP), r[0]))
-    for rank, (first, last, _, _) in enumerate(regions[:400]):
+    for rank, (first, last, _, _) in enumerate(regions[:MAX_REGIONS]):
         spans.append(Span(first, last, 2, rank=rank))
         spans.append(Span(first - EXPAND_BEFORE, last + EXPAND_AFTER, 4, rank=rank))
     if not failed:
@@ -325,6 +325,7 @@ REGION_GAP = 8
 RARITY_CAP = 2
 TEMPLATE_RE = re.compile(r"\d+")
 REGION_MAX_LINES = 200
+MAX_REGIONS = 400  # error regions ranked at most; what a parser found but demoted comes after them
 FAILED_STEP_BONUS = 2
 EXPAND_BEFORE = 10  # wider context around error regions, only while the excerpt is small
 EXPAND_AFTER = 30
@@ -335,16 +336,18 @@ FRAME_RE = re.compile(r"^\W{0,4}\s*(?:#\d+\s+0x[0-9a-f]+ in |at \S+\(|File \"[^\
 
 def _error_word(strong: re.Pattern[str], line: str) -> bool:
     """Whether `line` has an error word that is not part of a name: `Text.Pandoc.Error`,
-    `src/Error.hs` and `Error.o` are names; a name that heads a message is the error itself
-    (`socket.error: [Errno 111]`, `org.eclipse.jgit.errors.TransportException: ...`)."""
+    `src/Error.hs` and `Error.o` are names. A word in upper case (`ERROR/MainProcess`), after an
+    ellipsis (`Resolving deltas...error`) or heading a message (`socket.error: [Errno 111]`,
+    `org.eclipse.jgit.errors.TransportException: ...`) is the error itself."""
     for match in strong.finditer(line):
         start, end = match.span()
-        joined = line[start - 1 : start] in NAME_JOINS or (
+        word = match.group(0)
+        joined = (line[start - 1 : start] in NAME_JOINS and line[start - 2 : start - 1].isalnum()) or (
             line[end : end + 1] in NAME_JOINS and line[end + 1 : end + 2].isalnum()
         )
         token_end = line.find(" ", end)
         heads = line[end : token_end if token_end != -1 else len(line)].endswith(":")
-        if not joined or heads:
+        if not joined or heads or word.isupper() or not word[:1].isalnum():
             return True
     return False
 
@@ -461,11 +464,12 @@ def _block_end(view: LogView, i: int, frame: re.Pattern[str] | None = FRAME_RE) 
 def _ranked(found: list[Found], failed: list[tuple[int, int]]) -> list[Span]:
     """The parsers' findings as spans, the telling ones first.
 
-    Two kinds of finding compete with the error regions instead of coming first: what was found
+    Two kinds of finding come after the error regions instead of before them: what was found
     outside the failed steps when the log says which steps failed (a step that went on after its
-    errors: `--fail-never`, `continue-on-error`, `|| true`), and a finding that repeats an earlier
-    one (the same tool, file, test and message but for its numbers) more than `REPEATS_KEPT` times:
-    the sixtieth `unmappable character` in one file explains nothing the first did not."""
+    errors: Maven's `--fail-never`, `make -k ... || true`), and a finding of a failed step that
+    repeats an earlier one of those steps (the same tool, file, test and message but for its
+    numbers) more than `REPEATS_KEPT` times: the sixtieth `unmappable character` in one file
+    explains nothing the first did not."""
 
     def in_failed(f: Found) -> bool:
         return not failed or any(first <= f.first <= last for first, last in failed)
@@ -476,11 +480,24 @@ def _ranked(found: list[Found], failed: list[tuple[int, int]]) -> list[Span]:
     for f in sorted(found, key=lambda f: f.first):
         failure = f.failure
         key = (failure.tool, failure.file, failure.test_id, TEMPLATE_RE.sub("#", failure.message)[:120])
+        if not in_failed(f):
+            demoted.append(f)
+            continue
         seen[key] += 1
-        (telling if seen[key] <= REPEATS_KEPT and in_failed(f) else demoted).append(f)
-    spans = _ranked_evidence(telling, many=len(found) > 3)
-    for rank, f in enumerate(demoted):
-        spans.append(Span(f.first, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
+        (telling if seen[key] <= REPEATS_KEPT else demoted).append(f)
+    spans = _ranked_evidence(telling, many=len(telling) > 3)
+    for rank, f in enumerate(demoted, start=MAX_REGIONS):  # after every error region
+        spans += _competing(f, rank)
+    return spans
+
+
+def _competing(f: Found, rank: int) -> list[Span]:
+    """A finding that competes with the error regions: its head with the line above it (the message
+    a logger put over a bare stack trace: `[WARNING] Error injecting: ...`), then the rest of it
+    (a trace is read whole) before the next region."""
+    spans = [Span(f.first - 1, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank)]
+    if f.last >= f.first + WEAK_LINES:
+        spans.append(Span(f.first + WEAK_LINES, f.last, 2, rank=rank))
     return spans
 
 
@@ -492,13 +509,8 @@ def _ranked_evidence(found: list[Found], many: bool) -> list[Span]:
     while lo <= hi:
         for k in (lo,) if lo == hi else (lo, hi):
             f = order[k]
-            if f.failure.tool in WEAK_TOOLS:
-                # a bare stack trace or exit line competes with the error regions: its head first,
-                # with the line before it (the message a logger put above the trace: `[WARNING]
-                # Error injecting: ...`), then the rest of it (a trace is read whole) before the next region
-                spans.append(Span(f.first - 1, min(f.last, f.first + WEAK_LINES - 1), 2, rank=rank))
-                if f.last >= f.first + WEAK_LINES:
-                    spans.append(Span(f.first + WEAK_LINES, f.last, 2, rank=rank))
+            if f.failure.tool in WEAK_TOOLS:  # a bare stack trace or exit line
+                spans += _competing(f, rank)
                 rank += 1
                 continue
             last = min(f.last, f.first + EVIDENCE_LINES - 1) if many else f.last
