@@ -10,7 +10,7 @@
     -'a'
     +'b'
 
-    /home/runner/work/app/app/tests/ParserTest.php:21
+    tests/ParserTest.php:21
 
     2) App\\Tests\\ParserTest::testNested with data set #3 ('x')
     ...
@@ -29,7 +29,7 @@ from ci_autofix.triage.logview import LogView
 from ci_autofix.triage.model import Failure
 from ci_autofix.triage.parsers.base import Found, Parser, text
 
-HEADER_RE = re.compile(r"^(?P<n>\d+)\) (?P<test>[\w\\]+::\w+)(?P<rest>.*)$")
+HEADER_RE = re.compile(r"^\d+\) (?P<test>[\w\\]+::\w+).*$")
 END_RE = re.compile(r"^(?:FAILURES!|ERRORS!|There (?:was|were) \d+ |OK, but |Tests: \d+, Assertions: )")
 FRAME_RE = re.compile(r"^(?P<file>\S+\.php):(?P<line>\d+)$")
 MAX_BLOCK_LINES = 120
