@@ -12,10 +12,11 @@ from emulator import GitHubEmulator, JobSpec, StepSpec
 from testing.git import Author, commit, git, init_repo
 from testing.propose import FAST
 
-from ci_autofix.deliver.ci import dispatchable, has_dispatch_trigger
+from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.github import GitHub, GitHubError, permission_entries
 from ci_autofix.redact import Redacted
+from ci_autofix.workflow.definition import has_dispatch_trigger
 
 REPO = "acme/widgets"
 RETRYING = replace(FAST, retries=2)  # loopback timings, and PyGithub's retries on

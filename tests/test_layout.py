@@ -102,46 +102,124 @@ def test_the_cycle_check_finds_a_cycle() -> None:
     assert any("ci_autofix.git" in cycle for cycle in _cycles(graph))
 
 
-# Edges never import stages or flows; stages never import flows or the command line.
+# The layers, bottom to top: every module of the package is on exactly one. Edges (the outside world
+# behind one module each, and the shared types) never import a stage, a flow or the command line;
+# stages never import a flow or the command line; flows never import the command line.
 EDGES = (
-    "ci_autofix.git",
-    "ci_autofix.shell",
-    "ci_autofix.sandbox",
-    "ci_autofix.reap",
-    "ci_autofix.paths",
-    "ci_autofix.runner",
-    "ci_autofix.redact",
-    "ci_autofix.markdown",
     "ci_autofix.errors",
-    "ci_autofix.outcome",
+    "ci_autofix.git",
     "ci_autofix.github",
+    "ci_autofix.markdown",
+    "ci_autofix.outcome",
+    "ci_autofix.paths",
+    "ci_autofix.reap",
+    "ci_autofix.redact",
+    "ci_autofix.refs",
+    "ci_autofix.runner",
+    "ci_autofix.sandbox",
+    "ci_autofix.secret_env",
+    "ci_autofix.settings",
+    "ci_autofix.shell",
 )
 STAGES = (
-    "ci_autofix.triage",
-    "ci_autofix.ladder",
+    "ci_autofix.agent",
     "ci_autofix.deliver",
-    "ci_autofix.state",
+    "ci_autofix.fixers",
+    "ci_autofix.ladder",
     "ci_autofix.policy",
+    "ci_autofix.state",
+    "ci_autofix.toolchains",
+    "ci_autofix.triage",
+    "ci_autofix.workflow",
 )
-ABOVE_EDGES = ("ci_autofix.flows", "ci_autofix.cli", *STAGES, "ci_autofix.agent", "ci_autofix.fixers")
+FLOWS = ("ci_autofix.flows",)
+CLI = ("ci_autofix.cli", "ci_autofix.__main__")
+LAYERS = (EDGES, STAGES, FLOWS, CLI)
+# The flows proper: none imports another (what two flows share lives in a stage, or in the flows'
+# shared modules: event, dispatch, access, halts, clients); each may import its own helper module.
+FLOW_ENTRIES = {
+    "ci_autofix.flows.propose": (),
+    "ci_autofix.flows.apply": ("ci_autofix.flows.apply_checks",),
+    "ci_autofix.flows.review": ("ci_autofix.flows.review_event",),
+    "ci_autofix.flows.local": (),
+}
 
 
 def _within(module: str, packages: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in packages)
 
 
+def _layer(module: str) -> int | None:
+    return next((i for i, layer in enumerate(LAYERS) if _within(module, layer)), None)
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that runs up the layers (or from a module on no layer)."""
+    wrong = []
+    for module, targets in graph.items():
+        here = _layer(module)
+        if here is None and module != "ci_autofix":
+            wrong.append(f"{module} is on no layer")
+            continue
+        for target in targets:
+            there = _layer(target)
+            if here is not None and there is not None and there > here:
+                wrong.append(f"{module} imports {target}, a layer above it")
+    return sorted(wrong)
+
+
+def _flow_to_flow(graph: dict[str, set[str]]) -> list[str]:
+    own = {helper: flow for flow, helpers in FLOW_ENTRIES.items() for helper in helpers}
+    wrong = []
+    for module, targets in graph.items():
+        if not module.startswith("ci_autofix.flows."):
+            continue
+        for target in targets:
+            if target in FLOW_ENTRIES or (target in own and own[target] != module):
+                wrong.append(f"{module} imports {target}, another flow's module")
+    return sorted(wrong)
+
+
+def test_every_import_points_down_the_layers() -> None:
+    assert _upward(_graph()) == []
+
+
+def test_no_flow_imports_another_flow() -> None:
+    assert _flow_to_flow(_graph()) == []
+
+
 @pytest.mark.parametrize(
-    ("lower", "upper"), [(EDGES, ABOVE_EDGES), (STAGES, ("ci_autofix.flows", "ci_autofix.cli"))]
+    ("module", "target"),
+    [
+        ("ci_autofix.git", "ci_autofix.ladder.run"),  # an edge importing a stage
+        ("ci_autofix.settings", "ci_autofix.agent.llm"),  # the settings importing the model client
+        ("ci_autofix.workflow.definition", "ci_autofix.flows.propose"),  # a stage importing a flow
+        ("ci_autofix.flows.halts", "ci_autofix.cli.fix"),  # a flow module importing the command line
+    ],
 )
-def test_imports_point_down_the_layers(lower: tuple[str, ...], upper: tuple[str, ...]) -> None:
-    wrong = sorted(
-        f"{module} imports {target}"
-        for module, targets in _graph().items()
-        if _within(module, lower)
-        for target in targets
-        if _within(target, upper)
-    )
-    assert wrong == []
+def test_the_layer_check_finds_a_planted_upward_import(module: str, target: str) -> None:
+    graph = _graph()
+    graph[module] = {*graph[module], target}
+    assert f"{module} imports {target}, a layer above it" in _upward(graph)
+
+
+def test_the_layer_check_finds_a_module_on_no_layer() -> None:
+    graph = {**_graph(), "ci_autofix.stray": {"ci_autofix.git"}}
+    assert "ci_autofix.stray is on no layer" in _upward(graph)
+
+
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("ci_autofix.flows.review", "ci_autofix.flows.propose"),
+        ("ci_autofix.flows.propose", "ci_autofix.flows.apply_checks"),  # apply's own helper
+        ("ci_autofix.flows.dispatch", "ci_autofix.flows.local"),
+    ],
+)
+def test_the_flow_check_finds_a_planted_flow_import(module: str, target: str) -> None:
+    graph = _graph()
+    graph[module] = {*graph[module], target}
+    assert f"{module} imports {target}, another flow's module" in _flow_to_flow(graph)
 
 
 @pytest.mark.parametrize("package", sorted(n for n, p in MODULES.items() if p.name == "__init__.py"))
@@ -156,7 +234,6 @@ def test_each_package_says_what_it_owns(package: str) -> None:
 def test_the_top_level_holds_only_edges_and_glue() -> None:
     top = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__"))
     assert top == [
-        "clients",
         "errors",
         "git",
         "markdown",
@@ -164,6 +241,7 @@ def test_the_top_level_holds_only_edges_and_glue() -> None:
         "paths",
         "reap",
         "redact",
+        "refs",
         "runner",
         "sandbox",
         "secret_env",

@@ -8,8 +8,8 @@ import pytest
 from testing.git import try_git
 
 from ci_autofix.errors import UserError
+from ci_autofix.refs import branch_problem, check_branch_name, check_sha
 from ci_autofix.state import marker
-from ci_autofix.state.refs import branch_problem, check_branch_name, check_sha
 
 SHA = "a" * 40
 FIX = "b" * 40

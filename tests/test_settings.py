@@ -112,9 +112,11 @@ def test_secrets_lists_every_token(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_fixers_fail_at_startup(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ci_autofix.cli.io import load
+
     monkeypatch.setenv("INPUT_FIXERS", "ruff-format, prettyfier")
     with pytest.raises(UserError) as err:
-        load_settings()
+        load()
     assert "input `fixers`" in err.value.cause and "prettyfier" in err.value.cause
 
 

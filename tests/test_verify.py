@@ -11,13 +11,13 @@ import pytest
 from testing.git import DEV, git
 
 from ci_autofix.fixers import plan_fixers
-from ci_autofix.fixers.versions import Requirement
 from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.ladder.tools import tool_dir, wanted_tools
 from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage import diagnose
+from ci_autofix.workflow.versions import Requirement
 
 TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff live there
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"

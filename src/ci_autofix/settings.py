@@ -213,7 +213,7 @@ class Settings(BaseSettings):
     @field_validator("run_id", mode="before")
     @classmethod
     def _plain_run_id(cls, value: object) -> object:
-        from ci_autofix.state.refs import plain_number
+        from ci_autofix.refs import plain_number
 
         if value is None or value == "":
             return None
@@ -225,21 +225,10 @@ class Settings(BaseSettings):
                 "`.../actions/runs/<id>`), as the ask-first comment's command does."
             ) from None
 
-    @field_validator("fixers")
-    @classmethod
-    def _known_fixers(cls, value: list[str]) -> list[str]:
-        from ci_autofix.fixers.plan import parse_requested
-
-        try:
-            parse_requested(value)
-        except UserError as exc:
-            raise ValueError(f"{exc.cause} {exc.remedy}") from None
-        return value
-
     @field_validator("branch_prefix")
     @classmethod
     def _plain_prefix(cls, value: str) -> str:
-        from ci_autofix.state.refs import branch_problem
+        from ci_autofix.refs import branch_problem
 
         if problem := branch_problem(value.rstrip("/") or "/"):
             raise ValueError(f"not usable as a branch name prefix: {problem}")

@@ -14,8 +14,8 @@ from emulator import BOT, GitHubEmulator, Pull
 from testing.git import ALICE, commit, git, init_repo
 from testing.propose import FAST
 
-from ci_autofix.clients import Clients
 from ci_autofix.flows.apply import apply
+from ci_autofix.flows.clients import Clients
 from ci_autofix.github import GitHub
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner

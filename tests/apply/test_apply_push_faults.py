@@ -11,9 +11,10 @@ import pytest
 from apply_world import FAST, REPO, World
 from runner_sim import RunnerSim
 
-from ci_autofix.clients import Clients, Model
+from ci_autofix.agent.llm import Model
 from ci_autofix.errors import UserError
 from ci_autofix.flows.apply import apply
+from ci_autofix.flows.clients import Clients
 from ci_autofix.github import GitHub
 from ci_autofix.runner import Runner
 

@@ -15,8 +15,7 @@ from fakes.messages import FakeMessagesAPI, reply, slow
 from format_scenario import REPO, Scenario
 from testing.propose import FAST, propose_in_process
 
-from ci_autofix.agent.llm import build_client
-from ci_autofix.clients import Model
+from ci_autofix.agent.llm import Model, build_client
 from ci_autofix.errors import UserError
 from ci_autofix.settings import Settings
 

@@ -16,8 +16,8 @@ from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import plan_fixers, run_fixers
 from ci_autofix.fixers.install import Installer, Tool, Unavailable, _pip_env, default
-from ci_autofix.fixers.versions import Requirement
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.workflow.versions import Requirement
 
 OLD_RUFF = "0.8.6"
 # ruff 0.9 (the 2025 style) joins implicitly concatenated strings that fit on one line; 0.8 keeps them.

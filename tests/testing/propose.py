@@ -14,7 +14,8 @@ from typing import Any
 
 from emulator import GitHubEmulator, Run
 
-from ci_autofix.clients import Clients, Model
+from ci_autofix.agent.llm import Model
+from ci_autofix.flows.clients import Clients
 from ci_autofix.github import ClientSettings, GitHub
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner

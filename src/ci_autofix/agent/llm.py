@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ci_autofix.agent.pricing import Usage
 from ci_autofix.errors import Halt, HaltReason, UserError
@@ -35,6 +35,12 @@ class Reply:
     stop_details: dict[str, Any] | None
     usage: Usage
     retries: int = 0
+
+
+class Model(Protocol):
+    """The Messages API, as the agent loop uses it (`agent.llm.LLM`)."""
+
+    def create(self, **params: Any) -> Reply: ...
 
 
 class LLM:

@@ -27,7 +27,7 @@ from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.model import Diagnosis, Failure
 
 if TYPE_CHECKING:
-    from ci_autofix.clients import Model
+    from ci_autofix.agent.llm import Model
 
 MAX_CUT_OFFS = 3  # consecutive replies cut at max_tokens before we give up
 MAX_REPEATED_ERRORS = 3  # the same tool call (name and input) failing this many times in a row halts

@@ -30,9 +30,9 @@ def run_action() -> int:
     )
     runner.mask(_raw_secret_inputs())
     try:
-        from ci_autofix.settings import load_settings
+        from ci_autofix.cli.io import load
 
-        settings = load_settings()
+        settings = load()
         runner.mask(settings.secrets())
         from ci_autofix.secret_env import withdraw
 
@@ -62,7 +62,7 @@ def run_action() -> int:
 
 def _run_flow(settings: Settings, runner: Runner) -> Outcome:
     """The flow for the mode; each flow ends its own halts as an outcome (`flows.halts`)."""
-    from ci_autofix.clients import build_clients
+    from ci_autofix.flows.clients import build_clients
     from ci_autofix.flows.event import choose_mode
 
     mode = choose_mode(settings)

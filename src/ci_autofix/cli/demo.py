@@ -19,13 +19,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ci_autofix.cli.fix import print_report
+from ci_autofix.cli.io import load
 from ci_autofix.errors import Halt, UserError
 from ci_autofix.fixers.install import Installer, Unavailable
 from ci_autofix.flows.halts import ended_locally
 from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner
-from ci_autofix.settings import load_settings
 
 FILES = {
     "pyproject.toml": """\
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     root = workdir / "statskit"
     make_directory(root)
     # The sample has no dependencies, so verification needs no install (and no network).
-    settings = load_settings(setup_command=SETUP)
+    settings = load(setup_command=SETUP)
     runner.mask(settings.secrets())
     runner.stage(f"creating the sample project in {root}")
     create_project(root)

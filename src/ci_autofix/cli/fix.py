@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ci_autofix.cli.flags import add_settings_arguments, settings_overrides
-from ci_autofix.cli.io import log_file
+from ci_autofix.cli.io import load, log_file
 from ci_autofix.errors import Halt
 from ci_autofix.flows.halts import ended_locally, local_words
 from ci_autofix.flows.local import fix
 from ci_autofix.runner import Runner
-from ci_autofix.settings import load_settings
 
 if TYPE_CHECKING:
     from ci_autofix.ladder.run import Proposal
@@ -57,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = load_settings(**settings_overrides(args))
+    settings = load(**settings_overrides(args))
     runner = Runner(in_actions=False, stream=sys.stderr)
     runner.mask(settings.secrets())
     from ci_autofix.secret_env import withdraw

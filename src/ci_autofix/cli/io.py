@@ -13,9 +13,23 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ci_autofix.errors import UserError
+from ci_autofix.settings import Settings, load_settings
+
+
+def load(**overrides: Any) -> Settings:
+    """The settings, read and checked before any work is done: their own validation, then the
+    values only a stage knows (the names of the fixers)."""
+    from ci_autofix.fixers.plan import parse_requested
+
+    settings = load_settings(**overrides)
+    try:
+        parse_requested(settings.fixers)
+    except UserError as exc:
+        raise UserError(f"The input `fixers` is not usable: {exc.cause}", exc.remedy) from None
+    return settings
 
 
 def read_input(source: str, *, what: str, example: str) -> bytes:

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver.notice import ours
 from ci_autofix.deliver.report import RunContext, approve_command
 from ci_autofix.errors import UserError
 from ci_autofix.github import PullInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.markdown import code_span
 from ci_autofix.redact import Redacted
 from ci_autofix.state import provenance

@@ -15,14 +15,14 @@ after a reviewer approved the fix.
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import UserError
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.policy import Verdict
 from ci_autofix.settings import Settings
+from ci_autofix.workflow.definition import has_dispatch_trigger
 
 
 @dataclass(frozen=True)
@@ -90,9 +90,3 @@ def dispatchable(gh: GitHubAPI, workflow_file: str) -> bool:
     path = workflow_file if "/" in workflow_file else f".github/workflows/{workflow_file}"
     text = gh.default_branch_file(path)
     return text is not None and has_dispatch_trigger(text)
-
-
-def has_dispatch_trigger(workflow_text: str) -> bool:
-    """Whether a workflow file's text names the `workflow_dispatch` event (comments ignored)."""
-    lines = [re.sub(r"(^|\s)#.*$", "", line) for line in workflow_text.splitlines()]
-    return re.search(r"(?<![\w-])workflow_dispatch(?![\w-])", "\n".join(lines)) is not None

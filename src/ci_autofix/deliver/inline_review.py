@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver.inline import Inline, Unmapped, inline_suggestions
 from ci_autofix.errors import UserError
 from ci_autofix.github import ReviewCommentDraft, ReviewOutsideDiff
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.redact import Redacted
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.github import CommentInfo, PullInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.redact import Redacted
 
 

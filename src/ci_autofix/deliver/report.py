@@ -19,7 +19,7 @@ from ci_autofix.markdown import code_span, fence, untrusted_block
 from ci_autofix.outcome import Outcome
 from ci_autofix.state.marker import Suggestion
 from ci_autofix.triage.model import Diagnosis
-from ci_autofix.triage.workflow import script_of
+from ci_autofix.workflow.definition import script_of
 
 if TYPE_CHECKING:  # the ladder (fixers, agent, policy) is imported only when a fix is made
     from ci_autofix.ladder.run import Proposal

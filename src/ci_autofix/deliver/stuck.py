@@ -10,10 +10,10 @@ edit, so every field is shown as code, never as Markdown.
 
 from __future__ import annotations
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver.notice import Where, upsert
 from ci_autofix.deliver.report import run_link
 from ci_autofix.github import PullInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.markdown import code_span, untrusted_block
 from ci_autofix.redact import Redacted
 from ci_autofix.state.ledger import Lineage, Suggested

@@ -14,13 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.deliver import auto_apply, report
 from ci_autofix.deliver.ci import held_back, may_start_unreviewed, trigger_ci
 from ci_autofix.errors import UserError
 from ci_autofix.git import Git, PushResult, push_error, remote_url
 from ci_autofix.github import PullInfo
+from ci_autofix.github.api import GitHubAPI
+from ci_autofix.outcome import Outcome
 from ci_autofix.redact import Redacted, Redactor
+from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.state import provenance
 from ci_autofix.state.marker import Suggestion
@@ -229,3 +231,31 @@ def reviewers_for(gh: GitHubAPI, settings: Settings, *, pr_numbers: list[int], h
         people.append(login)
     people.extend(settings.reviewers)
     return [p for p in dict.fromkeys(people) if p and not p.endswith("[bot]")]
+
+
+def delivered(
+    runner: Runner, delivery: Delivery, proposal: Proposal, *, message: str, run_url: str
+) -> Outcome:
+    """The `proposed` outcome of a delivery, after the warnings of what it could not do."""
+    record, fix_branch = delivery.record, delivery.record.fix_branch
+    for login in delivery.unrequested_reviewers:
+        runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
+    if (left := delivery.replaced) is not None:
+        whose = "this run's earlier fix" if left.ours else "a commit ci-autofix did not make for this run"
+        runner.warning(
+            f"The side branch `{fix_branch}` was left without a PR at {left.sha[:12]} ({whose}); "
+            "it now holds this fix."
+        )
+    return Outcome(
+        "proposed",
+        message=message,
+        fix_branch=fix_branch,
+        fix_sha=proposal.fix_sha,
+        pull_request=delivery.pull.number,
+        pull_request_url=delivery.pull.html_url,
+        attempt=record.attempt,
+        cost_usd=proposal.cost_usd,
+        run_url=run_url,
+        agent_turns=proposal.agent.turns if proposal.agent else None,
+        details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
+    )

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import UserError
 from ci_autofix.github import PullInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.markdown import code_span
 from ci_autofix.redact import Redacted
 from ci_autofix.state.ledger import Suggested

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from ci_autofix.agent import UntrustedText
 from ci_autofix.agent.model import ThreadReport
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import UserError
 from ci_autofix.github import ReviewCommentInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.markdown import code_span
 from ci_autofix.redact import Redacted
 

@@ -1,6 +1,6 @@
 """What a failing step ran, read back from its command line: which tool, with which arguments.
 
-The commands are the failed steps' scripts from the workflow (`ci_autofix.triage.workflow`: `ruff format --check .`,
+The commands are the failed steps' scripts from the workflow (`ci_autofix.workflow.definition`: `ruff format --check .`,
 `uv run black --check src tests`, `pre-commit run --all-files`). Each line is split into
 simple commands at `&&`, `||`, `;` and `|`; wrappers (`python -m`, `uv run`, `uvx`,
 `poetry run`, `pipx run`, ...) are peeled off, and the rest is matched against the fixers.
@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
-from ci_autofix.fixers.versions import is_version
-from ci_autofix.fixers.workflows import action_package
+from ci_autofix.workflow.tools import action_package
+from ci_autofix.workflow.versions import is_version
 
 _RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pixi", "tox"})
 _PREFIXES = frozenset({"time", "exec", "command", "nice", "xargs", "env"})

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from ci_autofix import shell
 from ci_autofix.fixers.catalog import FIXERS
-from ci_autofix.fixers.versions import VERSION, Requirement
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import others_can_run
+from ci_autofix.workflow.versions import VERSION, Requirement
 
 _READY = ".ci-autofix-ready"
 _VERSION_RE = re.compile(rf"\b({VERSION})\b")

@@ -10,8 +10,8 @@ which apply checks by the commit status GitHub says that identity created (`stat
 
 from __future__ import annotations
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.settings import Settings
 
 WRITE_LEVELS = frozenset({"admin", "maintain", "write"})

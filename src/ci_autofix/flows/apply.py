@@ -19,14 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver.ci import trigger_ci
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import apply_checks as checks
+from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError, PushResult, fetch_bare, push_error, remote_url
 from ci_autofix.github import PullInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.outcome import Outcome
 from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner

@@ -13,16 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.flows import access
 from ci_autofix.github import GitHubError, PullInfo, RunInfo, StatusInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.policy import check_diff
 from ci_autofix.policy.contents import BlobReader
+from ci_autofix.refs import branch_problem, check_branch_name, check_sha, plain_number
 from ci_autofix.settings import Settings
 from ci_autofix.state import marker, provenance
 from ci_autofix.state.marker import Suggestion
-from ci_autofix.state.refs import branch_problem, check_branch_name, check_sha, plain_number
 
 _WORKFLOW_FILE = re.compile(r"(?:\.github/workflows/)?[A-Za-z0-9_][A-Za-z0-9_.\-]*\.ya?ml")
 

@@ -20,7 +20,6 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import access
 from ci_autofix.flows.event import (
@@ -33,8 +32,9 @@ from ci_autofix.flows.event import (
 )
 from ci_autofix.git import Git, GitError, fetch_bare, remote_url
 from ci_autofix.github import GitHubError
+from ci_autofix.github.api import GitHubAPI
+from ci_autofix.refs import check_branch_name
 from ci_autofix.settings import Settings
-from ci_autofix.state.refs import check_branch_name
 
 FAILING_REF = "refs/ci-autofix/failing"
 DEFAULT_WORKFLOW_FILE = "ci-autofix-propose.yml"

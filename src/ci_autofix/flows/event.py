@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.refs import plain_number
 from ci_autofix.settings import Settings
-from ci_autofix.state.refs import plain_number
 
 TIMED_OUT = (
     "The workflow run concluded `timed_out`, not `failure`: a job hit its time limit. ci-autofix does "

@@ -6,9 +6,11 @@ diagnosis for the summary); the words and fields of the ending are made here, on
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from ci_autofix.errors import Halt
+from ci_autofix.deliver import kept
+from ci_autofix.errors import Halt, Kept
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 
@@ -32,3 +34,15 @@ def local_words(text: str) -> str:
     from ci_autofix.agent.llm import KEY_INPUT
 
     return text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")
+
+
+def keep_work(work: Kept, runner_temp: Path | None, runner: Runner, name: str) -> dict[str, str]:
+    """The halted attempt's work in files under RUNNER_TEMP: the outcome's `*_path` fields."""
+    try:
+        written = kept.write(work, runner_temp, name, runner.redact)
+    except OSError as exc:
+        runner.warning(
+            f"The halted attempt's work could not be kept in files ({exc}); the job summary has it."
+        )
+        return {}
+    return {key.replace("-", "_"): path for key, path in written.items()}

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fa
     from ci_autofix.ladder.run import CommitMessage, Proposal
     from ci_autofix.ladder.workarea import Workarea
     from ci_autofix.triage import Diagnosis
-    from ci_autofix.triage.workflow import WorkflowCommands
+    from ci_autofix.workflow.definition import WorkflowCommands
 
 
 def fix(
@@ -33,7 +33,7 @@ def fix(
     identity your git commits with in `repo` (`user.name`, `user.email`), else by the Action's bot."""
     from ci_autofix.triage import diagnose
     from ci_autofix.triage.locate import locate_failures
-    from ci_autofix.triage.workflow import claimed_commands
+    from ci_autofix.workflow.definition import claimed_commands
 
     git, head = checkout(repo)
     current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
@@ -98,7 +98,7 @@ def _ladder(
 ) -> Proposal:
     """The ladder in a work area of `head`; `log`, the failed log, is the agent's `logs` tool's one job."""
     from ci_autofix.agent.joblogs import JobLog
-    from ci_autofix.clients import build_clients
+    from ci_autofix.flows.clients import build_clients
     from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
 

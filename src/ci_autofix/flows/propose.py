@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver import ask, kept, notice, report, stuck
 from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.deliver.supersede import supersede
-from ci_autofix.errors import Halt, HaltReason, Kept, UserError
+from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.event import (
     RUN_ID_REMEDY,
@@ -27,21 +27,20 @@ from ci_autofix.flows.event import (
     parse_workflow_run,
     read_payload,
 )
-from ci_autofix.flows.halts import halted
+from ci_autofix.flows.halts import halted, keep_work
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import JobInfo, PullInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.state.ledger import Existing, Lineage, find_existing, lineage, side_branch
 from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
-from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.locate import locate_failures
-from ci_autofix.triage.model import Diagnosis, Failure
-from ci_autofix.triage.workflow import FailedStep, WorkflowCommands, failed_step_commands
+from ci_autofix.triage.model import Diagnosis
+from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 
 if TYPE_CHECKING:
-    from ci_autofix.agent.joblogs import JobLog
     from ci_autofix.deliver.suggestion import Delivery
     from ci_autofix.ladder.run import Proposal
 
@@ -72,7 +71,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             run_url=seen.run_url,
             cost_usd=spent.cost_usd if spent else None,
             agent_turns=spent.turns if spent else None,
-            **(keep_work(halt.kept, settings, runner, seen.name) if halt.kept else {}),
+            **(keep_work(halt.kept, settings.runner_temp, runner, seen.name) if halt.kept else {}),
         )
         if seen.gh is not None and seen.lineage is not None:
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
@@ -81,18 +80,6 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         return outcome
     finally:
         logs.cleanup()
-
-
-def keep_work(work: Kept, settings: Settings, runner: Runner, name: str) -> dict[str, str]:
-    """The halted attempt's work in files under RUNNER_TEMP: the outcome's `*_path` fields."""
-    try:
-        written = kept.write(work, settings.runner_temp, name, runner.redact)
-    except OSError as exc:
-        runner.warning(
-            f"The halted attempt's work could not be kept in files ({exc}); the job summary has it."
-        )
-        return {}
-    return {key.replace("-", "_"): path for key, path in written.items()}
 
 
 def _propose(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
@@ -163,9 +150,11 @@ def _attempt(
 
     runner.stage("downloading the failed jobs' logs")
     diagnosis, jobs = _triage(gh, event, settings, seen.logs)
-    logs = kept_logs(jobs, seen.logs)  # as downloaded once: the agent's `logs` tool reads them
+    logs = (
+        job_logs(jobs, seen.logs) if seen.logs else []
+    )  # as downloaded once: the agent's `logs` tool reads them
     seen.diagnosis = diagnosis
-    commands = _workflow_commands(git, event, jobs)
+    commands = failed_commands(git, run.head_sha, run.workflow_file, jobs)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
 
@@ -406,7 +395,7 @@ def _deliver(
     fix_branch: str,
     attempt: int,
 ) -> tuple[Outcome, Delivery]:
-    from ci_autofix.deliver.suggestion import deliver, reviewers_for
+    from ci_autofix.deliver.suggestion import deliver, delivered, reviewers_for
 
     run = event.run
     branch = run.head_branch or ""
@@ -432,34 +421,6 @@ def _deliver(
     delivery = deliver(gh, git, settings, ctx, diagnosis, proposal, record, reviewers, run.workflow_file)
     message = f"Suggestion {delivery.pull.html_url} is waiting for review."
     return delivered(runner, delivery, proposal, message=message, run_url=run.html_url), delivery
-
-
-def delivered(
-    runner: Runner, delivery: Delivery, proposal: Proposal, *, message: str, run_url: str
-) -> Outcome:
-    """The `proposed` outcome of a delivery, after the warnings of what it could not do."""
-    record, fix_branch = delivery.record, delivery.record.fix_branch
-    for login in delivery.unrequested_reviewers:
-        runner.warning(f"Could not request a review from {login} (not a collaborator, or the PR's author).")
-    if (left := delivery.replaced) is not None:
-        whose = "this run's earlier fix" if left.ours else "a commit ci-autofix did not make for this run"
-        runner.warning(
-            f"The side branch `{fix_branch}` was left without a PR at {left.sha[:12]} ({whose}); "
-            "it now holds this fix."
-        )
-    return Outcome(
-        "proposed",
-        message=message,
-        fix_branch=fix_branch,
-        fix_sha=proposal.fix_sha,
-        pull_request=delivery.pull.number,
-        pull_request_url=delivery.pull.html_url,
-        attempt=record.attempt,
-        cost_usd=proposal.cost_usd,
-        run_url=run_url,
-        agent_turns=proposal.agent.turns if proposal.agent else None,
-        details={"verification": record.verification, "policy": record.policy, "ci": delivery.ci_note},
-    )
 
 
 def _ask(
@@ -565,75 +526,7 @@ def _triage(
 ) -> tuple[Diagnosis, list[JobInfo]]:
     if logs is None:
         raise RuntimeError("the flow made no directory for the logs")
-    return triage_run(gh, event.run.id, event.run.run_attempt, settings, logs)
-
-
-def kept_logs(jobs: list[JobInfo], logs: Path | None) -> list[JobLog]:
-    """The failed jobs' logs where `triage_run` streamed them, for the agent's `logs` tool."""
-    from ci_autofix.agent.joblogs import JobLog  # with the fix stages: only when they run
-
-    return [JobLog(job.name, logs / f"job-{job.id}.log") for job in jobs] if logs is not None else []
-
-
-def triage_run(
-    gh: GitHubAPI, run_id: int, run_attempt: int, settings: Settings, logs: Path
-) -> tuple[Diagnosis, list[JobInfo]]:
-    """The failed jobs of one attempt of a run, and the diagnosis of their logs and annotations.
-    Each job's log is streamed to `logs/job-<id>.log` (kept until the flow ends, for whatever reads
-    the whole log later) and triaged from there."""
-    jobs = gh.failed_jobs(run_id, run_attempt)
-    if not jobs:
-        raise Halt(
-            HaltReason.NO_FAILED_JOBS,
-            f"Attempt {run_attempt} of run {run_id} has no failed job "
-            "(it may have been re-run since): nothing to fix.",
-        )
-    diagnosis = diagnose_jobs(
-        [(job.name, gh.job_log(job.id, logs / f"job-{job.id}.log")) for job in jobs],
-        max_tokens=settings.max_log_tokens,
-    )
-    located = {(f.file, f.line) for f in diagnosis.failures}
-    for job in jobs:
-        for note in gh.annotations(job.id):
-            if (
-                note.level == "failure"
-                and note.path != ".github"
-                and (note.path, note.start_line) not in located
-            ):
-                diagnosis.failures.append(
-                    Failure(
-                        tool="annotation",
-                        kind="error",
-                        message=note.message,
-                        file=note.path,
-                        line=note.start_line,
-                        where=[job.name],
-                    )
-                )
-                located.add((note.path, note.start_line))
-    return diagnosis, jobs
-
-
-def _workflow_commands(git: Git, event: WorkflowRunEvent, jobs: list[JobInfo]) -> WorkflowCommands:
-    return failed_commands(git, event.run.head_sha, event.run.workflow_file, jobs)
-
-
-def failed_commands(git: Git, head_sha: str, workflow_file: str, jobs: list[JobInfo]) -> WorkflowCommands:
-    """The failed steps (named by the API) and their commands, from the workflow file the run
-    executed as it was at the failing commit. The log's own claims are never used here."""
-    failed: list[FailedStep] = []
-    notes: list[str] = []
-    for job in jobs:
-        if not job.failed_steps:
-            notes.append(
-                f"GitHub names no failed step in job `{job.name}`, so none of its commands is re-run."
-            )
-        for step in job.failed_steps:
-            earlier = sum(1 for s in job.steps if s.name == step.name and s.number < step.number)
-            failed.append(FailedStep(job.name, step.name, earlier))
-    found = failed_step_commands(git, head_sha, workflow_file, failed)
-    found.notes[:0] = notes
-    return found
+    return triage_run(gh, event.run.id, event.run.run_attempt, logs, max_tokens=settings.max_log_tokens)
 
 
 def _halt_infra(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:

@@ -18,27 +18,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ci_autofix.agent import UntrustedText
-from ci_autofix.clients import Clients, GitHubAPI
 from ci_autofix.deliver import notice, report, stuck
 from ci_autofix.deliver.threads import Accounted, Thread, account, note_paths, table, threads_of
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.access import WRITE_LEVELS
+from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import own_workflow_file
 from ci_autofix.flows.event import read_payload
-from ci_autofix.flows.halts import halted
-from ci_autofix.flows.propose import delivered, failed_commands, keep_work, kept_logs, triage_run
+from ci_autofix.flows.halts import halted, keep_work
 from ci_autofix.flows.review_event import check_review_guards, is_bot, parse_review
 from ci_autofix.git import Git, GitError, auth_env, fetch_bare, remote_url
 from ci_autofix.github import PullInfo, ReviewInfo, RunInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.markdown import code_span
 from ci_autofix.outcome import Outcome
+from ci_autofix.refs import check_branch_name
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.state.ledger import find_existing
 from ci_autofix.state.marker import MAX_FILES, Suggestion
-from ci_autofix.state.refs import check_branch_name
 from ci_autofix.triage.model import Category, Diagnosis
-from ci_autofix.triage.workflow import WorkflowCommands
+from ci_autofix.workflow.definition import WorkflowCommands
+from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 
 if TYPE_CHECKING:
     from ci_autofix.agent.joblogs import JobLog
@@ -68,7 +69,7 @@ def review(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             halt,
             cost_usd=spent.cost_usd if spent else None,
             agent_turns=spent.turns if spent else None,
-            **(keep_work(halt.kept, settings, runner, seen.name) if halt.kept else {}),
+            **(keep_work(halt.kept, settings.runner_temp, runner, seen.name) if halt.kept else {}),
         )
         runner.summary(report.summary(outcome, diagnosis=seen.diagnosis))
         return outcome
@@ -361,13 +362,13 @@ def _checks(
         try:
             logs = root / f"logs-{run.id}"  # ours, removed with `root`
             logs.mkdir(mode=0o700, exist_ok=True)
-            found, jobs = triage_run(gh, run.id, run.run_attempt, settings, logs)
+            found, jobs = triage_run(gh, run.id, run.run_attempt, logs, max_tokens=settings.max_log_tokens)
         except Halt:  # no failed job in that attempt (re-run since): nothing to re-run from it
             continue
         if found.is_infra:  # no change would fix it, and re-running it proves nothing about the fix
             continue
         diagnoses.append(found)
-        kept.extend(kept_logs(jobs, logs))
+        kept.extend(job_logs(jobs, logs))
         more = failed_commands(git, pull.head_sha, run.workflow_path, jobs)
         commands.commands.extend(more.commands)
         commands.actions.extend(more.actions)
@@ -435,7 +436,7 @@ def _deliver(
     cycle: int,
     accounted: list[Accounted],
 ) -> tuple[Outcome, str]:
-    from ci_autofix.deliver.suggestion import deliver
+    from ci_autofix.deliver.suggestion import deliver, delivered
 
     runner.stage("delivering the suggestion")
     record = Suggestion(

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.agent.joblogs import JobLog, JobLogs
+from ci_autofix.agent.llm import Model
 from ci_autofix.agent.loop import Budget
-from ci_autofix.clients import Model
 from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
 from ci_autofix.git import BOT, Git, GitError, Identity
@@ -72,7 +72,7 @@ class LadderInput:
     llm_factory: Callable[[], Model]
     context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
     task: str = ""  # our own words about the task, for flows other than a plain CI failure
-    # The failed steps' commands, from the workflow definition (`ci_autofix.triage.workflow`): the only
+    # The failed steps' commands, from the workflow definition (`ci_autofix.workflow.definition`): the only
     # failing commands run, allowed to the agent or shown to it as ours. Never the log's text.
     commands: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)

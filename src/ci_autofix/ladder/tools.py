@@ -21,9 +21,9 @@ from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.config import read_repo_config
 from ci_autofix.fixers.install import Installer, Tool
 from ci_autofix.fixers.plan import FixerSpec, pinned
-from ci_autofix.fixers.versions import Requirement
 from ci_autofix.ladder.environment import uses_ruff
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.workflow.versions import Requirement
 
 LINKS = "path"  # under the tools directory
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.github import PullInfo
+from ci_autofix.github.api import GitHubAPI
+from ci_autofix.refs import check_branch_name
 from ci_autofix.state import marker, provenance
-from ci_autofix.state.refs import check_branch_name
 
 
 def side_branch(prefix: str, failing_branch: str, run_id: int) -> str:

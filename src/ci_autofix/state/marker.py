@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ci_autofix.state.refs import branch_problem, is_sha
+from ci_autofix.refs import branch_problem, is_sha
 
 # The ladder's `VerificationState` (and "skipped") and the policy's `VerdictStatus`, spelled here so
 # that reading a record (apply, every re-run) loads neither the ladder nor the policy (80 ms at start);

@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ci_autofix.clients import GitHubAPI
 from ci_autofix.github import StatusInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.state.marker import Suggestion
 
 CONTEXT = "ci-autofix/provenance"

@@ -52,7 +52,7 @@ class Diagnosis:
     failures: list[Failure]
     # What the log text says the failed step ran (its `##[group]Run` header and echoed script):
     # a claim that any line the build printed can forge. Never run, allowed or shown as trusted;
-    # the commands ci-autofix runs come from the workflow definition (`ci_autofix.triage.workflow`).
+    # the commands ci-autofix runs come from the workflow definition (`ci_autofix.workflow.definition`).
     log_commands: list[str]
     category: Category
     excerpt: str  # redacted, within the token budget, in log order, with elision markers

@@ -9,7 +9,7 @@ from testing.git import clone, commit, git, init_repo
 
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.triage.workflow import FailedStep, claimed_commands, failed_step_commands
+from ci_autofix.workflow.definition import FailedStep, claimed_commands, failed_step_commands
 
 CI = ".github/workflows/ci.yml"
 WORKFLOW = """\

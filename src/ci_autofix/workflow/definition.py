@@ -435,3 +435,10 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
             StepCommand(command, script, str(job.get("name", "")), str(step.get("name", "")))
         )
     return found
+
+
+# ---- triggers ------------------------------------------------------------------------------------------
+def has_dispatch_trigger(workflow_text: str) -> bool:
+    """Whether a workflow file's text names the `workflow_dispatch` event (comments ignored)."""
+    lines = [re.sub(r"(^|\s)#.*$", "", line) for line in workflow_text.splitlines()]
+    return re.search(r"(?<![\w-])workflow_dispatch(?![\w-])", "\n".join(lines)) is not None

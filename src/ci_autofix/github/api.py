@@ -1,24 +1,14 @@
-"""The outside world's clients, built in one place from the settings, and the Protocols the
-flows and stages hold them by.
-
-Flows receive factories, so a run that halts on the event payload builds no client at all,
-and the model SDK (seconds to import) is imported only when the agent actually runs. The
-Protocols name every call ci-autofix makes: strict mypy checks each call site against them,
-and `build_clients` checks that the real clients (`github.GitHub`, `agent.llm.LLM`) fit.
-"""
+"""The port every flow and stage holds GitHub by: the calls ci-autofix makes, as a Protocol that
+`client.GitHub` implements (strict mypy checks each call site against it; the tests' emulator
+serves the same calls over real HTTP)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ci_autofix.errors import UserError
-from ci_autofix.settings import Settings
-
 if TYPE_CHECKING:
-    from ci_autofix.agent.llm import Reply
     from ci_autofix.github.models import (
         AnnotationInfo,
         CommentInfo,
@@ -103,43 +93,3 @@ class GitHubAPI(Protocol):
         self, sha: str, *, context: str, state: str, description: str, target_url: str = ""
     ) -> StatusInfo: ...
     def statuses(self, sha: str) -> list[StatusInfo]: ...
-
-
-class Model(Protocol):
-    """The Messages API, as the agent loop uses it (`agent.llm.LLM`)."""
-
-    def create(self, **params: Any) -> Reply: ...
-
-
-@dataclass(frozen=True)
-class Clients:
-    github: Callable[[], GitHubAPI]
-    llm: Callable[[], Model]
-
-
-def build_clients(settings: Settings) -> Clients:
-    def github() -> GitHubAPI:
-        from ci_autofix.github import GitHub
-
-        if settings.github_token is None:
-            raise UserError(
-                "No GitHub token was given.",
-                "Pass `github-token: ${{ secrets.GITHUB_TOKEN }}` to the action "
-                "(or set GITHUB_TOKEN when running locally).",
-            )
-        if not settings.repository:
-            raise UserError(
-                "GITHUB_REPOSITORY is not set.", "Run inside GitHub Actions, or set it to owner/name."
-            )
-        return GitHub(
-            token=settings.github_token.get_secret_value(),
-            api_url=settings.api_url,
-            repository=settings.repository,
-        )
-
-    def llm() -> Model:
-        from ci_autofix.agent.llm import build_client
-
-        return build_client(settings)
-
-    return Clients(github=github, llm=llm)
