@@ -134,11 +134,14 @@ def make_attack(
     runner_uid: int | None = 1001,
     checkout_v6: bool = True,
     extra: dict[str, str] | None = None,
+    submodules: dict[str, str] | None = None,
 ) -> Attack:
     """Seed the failing branch (with `conftest` as its conftest.py) and lay out the propose job.
 
     `conftest` may use the names MARKS, WORKSPACE, RUNNER_ROOT and PAYLOAD (paths, as str);
-    `extra` files are committed with it.
+    `extra` files are committed with it; `submodules` (path -> commit sha) are committed as
+    gitlinks with their `.gitmodules` entries, uninitialised (an empty directory), as a checkout
+    without `submodules: true` has them.
     With `checkout_v6`, the checkout carries credentials as actions/checkout persists them: an
     `extraheader` in `.git/config` and a credentials file in RUNNER_TEMP included from it.
     """
@@ -160,6 +163,13 @@ def make_attack(
     attack = source / "conftest.py"
     attack.write_text(prelude + textwrap.dedent(conftest))
     subprocess.run([_ruff(), "format", "-q", "conftest.py"], cwd=source, check=True)  # only widgets.py to fix
+    modules = ""
+    for path, sha in (submodules or {}).items():
+        (source / path).mkdir(parents=True)
+        git(source, "update-index", "--add", "--cacheinfo", f"160000,{sha},{path}")
+        modules += f'[submodule "{path}"]\n\tpath = {path}\n\turl = https://github.com/acme/{path}.git\n'
+    if modules:
+        extra = {**(extra or {}), ".gitmodules": modules}
     head_sha = commit(
         source, {"widgets.py": BROKEN, "conftest.py": attack.read_text(), **(extra or {})}, "Add the attack"
     )
