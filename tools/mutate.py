@@ -39,6 +39,7 @@ REVIEW = ("tests/review/test_review_e2e.py",)
 TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
+COPY = ("tests/security/test_submodules.py", "tests/ladder/test_workarea.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -664,6 +665,41 @@ MUTATIONS = [
         "        if not in_failed(f):\n            demoted.append(f)",
         "        if False:\n            demoted.append(f)",
         RANKING,
+    ),
+    Mutation(
+        "copy-nested-repository-allowed",
+        "git.py",
+        "    if found:\n        shown = ",
+        "    if False:\n        shown = ",
+        COPY,
+    ),
+    Mutation(
+        "copy-judge-runs-as-the-fixers-uid",
+        "ladder/workarea.py",
+        "            user=self.judge_uid,\n",
+        "            user=self.uid,\n",
+        COPY,
+    ),
+    Mutation(
+        "copy-work-copy-left-open-to-the-judge",
+        "ladder/workarea.py",
+        "sealed=(*self.sealed, self.work, self.home, self.tmp),",
+        "sealed=self.sealed,",
+        COPY,
+    ),
+    Mutation(
+        "copy-pristine-not-checked",
+        "ladder/workarea.py",
+        "        if changed := self.git.status():",
+        "        if changed := []:",
+        COPY,
+    ),
+    Mutation(
+        "copy-global-config-trusts-everything",
+        "git.py",
+        '_GLOBAL_CONFIG = """\\\n[core]',
+        '_GLOBAL_CONFIG = """\\\n[safe]\n\tdirectory = *\n[core]',
+        COPY,
     ),
 ]
 

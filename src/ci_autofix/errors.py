@@ -38,6 +38,7 @@ class HaltReason(StrEnum):
     AWAITING_APPROVAL = "awaiting-approval"
     REFUSED = "refused"
     ALREADY_APPLIED = "already-applied"
+    UNSAFE_COPY = "unsafe-copy"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix import shell
-from ci_autofix.errors import UserError
+from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.redact import redact
 
 BOT_NAME = "github-actions[bot]"
@@ -54,6 +54,14 @@ _SAFE_CONFIG = (
     "-c",
     "submodule.recurse=false",
     "-c",
+    "diff.ignoreSubmodules=all",
+    "-c",
+    "status.submoduleSummary=false",
+    "-c",
+    "fetch.recurseSubmodules=false",
+    "-c",
+    "push.recurseSubmodules=no",
+    "-c",
     "diff.noprefix=false",
     "-c",
     "diff.mnemonicPrefix=false",
@@ -68,11 +76,11 @@ _SAFE_CONFIG = (
     "-c",
     "credential.helper=",
 )
-# Our global config: only our own settings. `safe.directory` lets root use the runner-owned
-# checkout; code run for the repository can write neither it nor the private git directory.
+# Our global config: only our own settings; code run for the repository can write neither it nor
+# the private git directory. No `safe.directory` here: a `Git` on a checkout it was given trusts
+# that one path (`-c safe.directory=<path>`), never `*`, so a git started anywhere else (inside a
+# copy's subdirectory) refuses a repository another uid owns.
 _GLOBAL_CONFIG = """\
-[safe]
-\tdirectory = *
 [core]
 \thooksPath = /dev/null
 \tfsmonitor = false
@@ -90,6 +98,30 @@ _GLOBAL_CONFIG = """\
 """
 # `diff.noprefix`/`diff.mnemonicPrefix` are pinned in _SAFE_CONFIG: after the subcommand, `-c` means --cc.
 DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
+
+
+def refuse_nested_repositories(root: Path) -> None:
+    """Halt when a git repository, or a `.git` file pointing at one, is anywhere below `root` (its
+    own `.git` aside): a git asked about that directory (a submodule's status, a snapshot of its
+    HEAD) would read the configuration there, which code run for the repository wrote. Links are
+    not followed, so a link named `.git` counts as one."""
+    found: list[str] = []
+    for directory, dirs, names in os.walk(root):
+        here = Path(directory)
+        for name in (*dirs, *names):
+            if name == ".git" and here != root:
+                found.append((here / name).relative_to(root).as_posix())
+        dirs[:] = [d for d in dirs if not (d == ".git" and here == root)]
+    if found:
+        shown = ", ".join(f"`{path}`" for path in sorted(found)[:5])
+        raise Halt(
+            HaltReason.UNSAFE_COPY,
+            f"The copy the fix is made in holds a git repository below its root ({shown}): code run for "
+            "the repository (a test, a setup script, a command of the agent) made it, and ci-autofix's git "
+            "never works on a tree holding one, since a git started there would run what that repository's "
+            "configuration says. Nothing was proposed.",
+            details={"nested_repositories": sorted(found)[:20]},
+        )
 
 
 class GitError(Exception):
@@ -201,7 +233,9 @@ class Git:
         self, *args: str, env: Mapping[str, str] | None = None, check: bool = True, stdin: bytes | None = None
     ) -> shell.Completed:
         location = []
-        if self.git_dir is not None:
+        if self.git_dir is None:  # the repository is found from `repo`: trust exactly that one
+            location += ["-c", f"safe.directory={self.repo.resolve()}"]
+        else:
             location.append(f"--git-dir={self.git_dir}")
         if self.work_tree is not None:
             location.append(f"--work-tree={self.work_tree}")
@@ -228,7 +262,22 @@ class Git:
         return self.out("rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}")
 
     def is_dirty(self) -> bool:
-        return bool(self.out("status", "--porcelain", "--untracked-files=normal"))
+        return bool(self.out("status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all"))
+
+    def status(self) -> list[str]:
+        """Every path of the work tree that differs from the index: changed, untracked, ignored
+        (submodules' directories are never looked into). Empty: the tree is exactly the index's."""
+        refuse_nested_repositories(self.work_tree or self.repo)
+        out = self.run(
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignored=traditional",
+            "--ignore-submodules=all",
+            "--no-renames",
+        ).output
+        return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
 
     def diff(self, base: str, target: str) -> str:
         """The unified diff between two commits, in a fixed form the patch policy can parse."""
@@ -243,13 +292,28 @@ class Git:
         """A tree of `base` with the working directory's changes to tracked files, plus `new_files`.
 
         Untracked files appear only when named: whatever commands leave behind (build
-        artefacts, caches, an egg-info) never slips into a fix.
+        artefacts, caches, an egg-info) never slips into a fix. A submodule's entry stays as in
+        `base`: git is never asked about, or started in, a submodule's directory, and a tree with a
+        git repository anywhere below its root is refused (`refuse_nested_repositories`).
         """
+        root = self.work_tree or self.repo
+        refuse_nested_repositories(root)
         with tempfile.TemporaryDirectory(prefix="ci-autofix-index-") as tmp:
             index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.run("read-tree", base, env=index_env)
-            self.run("add", "--update", "--", ".", env=index_env)
-            root = self.work_tree or self.repo
+            listed = self.run(
+                "diff-files", "--name-only", "-z", "--ignore-submodules=all", "--no-renames", env=index_env
+            ).output
+            changed = [path for path in listed.split("\0") if path]
+            if changed:
+                self.run(
+                    "add",
+                    "--update",
+                    "--pathspec-from-file=-",
+                    "--pathspec-file-nul",
+                    env={**index_env, "GIT_LITERAL_PATHSPECS": "1"},
+                    stdin="\0".join(changed).encode(),
+                )
             present = [p for p in sorted(set(new_files)) if (root / p).is_file()]
             if present:
                 self.run("add", "--", *present, env={**index_env, "GIT_LITERAL_PATHSPECS": "1"})

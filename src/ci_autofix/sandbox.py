@@ -173,8 +173,12 @@ class Sandbox:
         return self.run(command_argv(command), timeout=timeout)
 
     def git(self) -> Git:
-        """Our git on the work tree: with our own git directory when there is one."""
+        """Our git on the work tree: with our own git directory. Without one, only when commands run
+        as ourselves (a local run on the user's own checkout): a tree another uid writes has a `.git`
+        that uid wrote, which our git never reads."""
         if self.git_dir is None:
+            if self.user is not None:
+                raise SandboxViolation("our git never reads the .git of a tree the sandbox's user writes")
             return Git(self.root)
         return Git(self.root, git_dir=self.git_dir, work_tree=self.root)
 

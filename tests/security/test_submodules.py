@@ -15,10 +15,19 @@ work copy, our git never starts a git inside the copy, and the fix is exactly th
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
+import pytest
 from emulator import GitHubEmulator
 from isolation_helpers import FIXED, leaked, make_attack, open_dir, run_as_root_only
+from testing.git import git as git_
+from testing.git import init_repo
+
+from ci_autofix.errors import Halt, HaltReason
+from ci_autofix.git import Git, git_env
+from ci_autofix.ladder.workarea import workarea
 
 __all__ = ["open_dir"]  # the fixture
 
@@ -69,9 +78,114 @@ def test_a_submodule_planted_from_the_clean_copy_never_runs_in_our_git(
     assert leaked(attack.loot(), attack.secrets()) == []
     assert not (attack.marks / "edited-work-copy").exists(), "a judged run could write the work copy"
     assert not (attack.marks / "planted-submodule").exists(), "a judged run could plant a repository"
+    assert (attack.marks / "edit-refused").exists() and (attack.marks / "plant-refused").exists()
     assert result.outputs["status"] == "proposed", result.summary
     diff = attack.fix_diff()
     assert "planted" not in diff
     assert FIXED.splitlines()[0] in diff
     changed = [line for line in diff.splitlines() if line.startswith("+++ ")]
     assert changed == ["+++ b/widgets.py"], diff
+
+
+# ---- the class: whatever is planted below a copy's root, our git never starts a git there ----------
+
+NESTED = {
+    # a repository in a submodule's (gitlink's) directory, with a clean filter and a stat-dirty file
+    "submodule-repository": lambda copy, payload: _repository(copy / "lib", payload),
+    # a `.git` file pointing at a git directory elsewhere (what `git submodule` makes)
+    "gitdir-pointer": lambda copy, payload: _pointer(copy / "lib", payload),
+    # a repository in an ordinary directory, deep down
+    "deep-repository": lambda copy, payload: _repository(copy / "pkg" / "data", payload),
+    # a `.git` that is a link to a repository elsewhere
+    "linked-repository": lambda copy, payload: _linked(copy / "pkg", payload),
+    # a repository whose config points its work tree at the copy's root
+    "core-worktree": lambda copy, payload: _repository(copy / "pkg", payload, worktree=copy),
+}
+
+
+def _repository(where: Path, payload: Path, *, worktree: Path | None = None) -> None:
+    where.mkdir(parents=True, exist_ok=True)
+    git_(where, "init", "-q", ".")  # as root, in a directory the sandbox's uid owns: the attacker's git
+    config = f'[filter "evil"]\n\tclean = {payload} filter-clean\n[core]\n\tfsmonitor = {payload} fsmonitor\n'
+    if worktree is not None:
+        config += f"\tworktree = {worktree}\n"
+    with (where / ".git" / "config").open("a") as handle:
+        handle.write(config)
+    (where / ".gitattributes").write_text("* filter=evil\n")
+    (where / "f.txt").write_text("one\n")
+    trusting = ("-c", "safe.directory=*", "-c", "user.name=x", "-c", "user.email=x@example.com")
+    git_(where, *trusting, "add", "-A")
+    git_(where, *trusting, "commit", "-qm", "planted")
+    (where / "f.txt").write_text("two\n")
+
+
+def _pointer(where: Path, payload: Path) -> None:
+    elsewhere = where.parent.parent / f"planted-{where.name}.git"
+    _repository(elsewhere, payload)
+    where.mkdir(parents=True, exist_ok=True)
+    (where / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
+
+
+def _linked(where: Path, payload: Path) -> None:
+    elsewhere = where.parent.parent / "planted-linked"
+    _repository(elsewhere, payload)
+    where.mkdir(parents=True, exist_ok=True)
+    (where / ".git").symlink_to(elsewhere / ".git")
+
+
+@pytest.mark.parametrize("operation", ["snapshot_tree", "status", "is_dirty"])
+@pytest.mark.parametrize("planted", sorted(NESTED))
+def test_our_git_never_runs_a_planted_repository(tmp_path: Path, planted: str, operation: str) -> None:
+    """The snapshot and the status of a copy refuse it (`unsafe-copy`); `is_dirty`, which a local
+    run asks of the user's own checkout (whose submodules may well be initialised), ignores
+    submodules and never looks into them. No payload runs either way."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    payload = marks / "payload.sh"
+    payload.write_text('#!/bin/sh\ntouch "$(dirname "$0")/ran-$1"\nexec cat\n')
+    payload.chmod(0o755)
+    source = tmp_path / "source"
+    init_repo(source, {"app.py": "x = 1\n", "pkg/__init__.py": ""})
+    git_(source, "update-index", "--add", "--cacheinfo", f"160000,{SUBMODULE_SHA},lib")
+    git_(source, "-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-qm", "gitlink")
+    head = git_(source, "rev-parse", "HEAD")
+    with workarea(source, head) as area:
+        NESTED[planted](area.work, payload)
+        for planting in marks.glob("ran-*"):  # the attacker's own git ran them while planting
+            planting.unlink()
+        if operation == "is_dirty":
+            Git(area.work, git_dir=area.git_dir, work_tree=area.work).is_dirty()
+        else:
+            with pytest.raises(Halt) as halted:
+                area.git.snapshot_tree(head) if operation == "snapshot_tree" else area.git.status()
+            assert halted.value.reason is HaltReason.UNSAFE_COPY
+            assert "lib/.git" in halted.value.message or "pkg/" in halted.value.message
+    assert sorted(p.name for p in marks.glob("ran-*")) == []
+
+
+def test_without_a_planted_repository_the_submodule_entry_never_moves(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    init_repo(source, {"app.py": "x = 1\n"})
+    git_(source, "update-index", "--add", "--cacheinfo", f"160000,{SUBMODULE_SHA},lib")
+    git_(source, "-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-qm", "gitlink")
+    head = git_(source, "rev-parse", "HEAD")
+    with workarea(source, head) as area:
+        (area.work / "app.py").write_text("x = 2\n")
+        tree = area.git.snapshot_tree(head)
+        assert area.git.out("rev-parse", f"{tree}:lib") == SUBMODULE_SHA
+        assert area.git.status() == ["app.py"]
+
+
+def test_a_git_started_outside_the_path_we_trust_refuses_another_uids_repository(tmp_path: Path) -> None:
+    """Our global config trusts no directory: only a `Git` given a checkout trusts that one path."""
+    run_as_root_only()
+    repo = tmp_path / "theirs"
+    init_repo(repo, {"a.txt": "a\n"})
+    for directory, dirs, names in os.walk(repo):
+        for name in (directory, *(os.path.join(directory, n) for n in (*dirs, *names))):
+            os.lchown(name, 1001, 1001)
+    assert Git(repo).rev_parse("HEAD")  # the checkout we were given: trusted by its exact path
+    inside = subprocess.run(
+        ["git", "-C", str(repo), "status"], env=git_env(), capture_output=True, text=True, check=False
+    )
+    assert inside.returncode != 0 and "dubious ownership" in inside.stderr

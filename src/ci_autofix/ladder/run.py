@@ -119,6 +119,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
 
     for evidence in clean.reproduce(on_start=started) if commands or settings.test_command else []:
         runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
+    job.area.pristine()  # the fixers and the agent start from exactly the failing commit's tree
 
     seen = _Seen()
     try:

@@ -16,7 +16,11 @@ directory (0711) holding:
   failure, verifying a fix). `clean_copy(tree)` throws the last one away and checks out exactly
   `tree` there, with a fresh HOME and TMPDIR: nothing the agent's commands left in `work/` or in
   its HOME reaches a verification. Always the same path, so an editable install made by the
-  setup stays valid from one clean copy to the next.
+  setup stays valid from one clean copy to the next. Judged runs run as a second uid of their
+  own (the judge's), and `work/`, `home/` and `tmp/` are closed to it while they run: code run
+  to reproduce or verify the failure can neither edit the copy the fix is made in nor leave
+  anything in it (`pristine` checks that the copy is still exactly the failing commit's tree
+  before the fixers and the agent start).
 - `env/` (the virtualenv the judged runs use): the sandbox's while the setup runs, ours
   (read-only to it) otherwise, so no command run for the repository can change it.
 - `tools/`: fixer tools we install (ours; the sandbox may run them, not change them).
@@ -25,7 +29,7 @@ directory (0711) holding:
   write them, and they are outside the copy the agent edits).
 
 When we are root, everything the sandbox gets belongs to a dedicated uid and gid picked at
-random in 60000-64999 (inside rootless podman's 65536-uid namespaces) that no account, group
+random in 60000-64999 (two of them: the fixers' and the agent's, and the judge's) (inside rootless podman's 65536-uid namespaces) that no account, group
 or running process uses and no other work area on the host has reserved (`sandbox_ids`): it
 owns nothing else, so it cannot read our process's environment, write the runner's file-command
 files (uid 1001's), or reach the checkout's `.git` (which `Sandbox` closes to others while
@@ -48,7 +52,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ci_autofix.errors import UserError
+from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox, chown_tree, credential_files
 
@@ -71,6 +75,8 @@ class Workarea:
     uid: int | None  # None: commands run as our own user
     gid: int | None
     sealed: tuple[Path, ...]  # the checkout's git data, closed to others while commands run
+    judge_uid: int | None = None  # judged runs' (reproduction, verification); None: as `uid`
+    judge_gid: int | None = None
 
     @property
     def logs_dir(self) -> Path:
@@ -115,19 +121,33 @@ class Workarea:
         _own_git(self.git_dir, clean, self.head_sha)
         _homes(home)
         tmp.mkdir(mode=0o700)
-        if self.uid is not None and self.gid is not None:
+        if self.judge_uid is not None and self.judge_gid is not None:
             for top in (clean, home, tmp):
-                chown_tree(top, self.uid, self.gid)
+                chown_tree(top, self.judge_uid, self.judge_gid)
         return Sandbox(
             clean,
             protected=protected,
             timeout=timeout,
-            user=self.uid,
-            group=self.gid,
+            user=self.judge_uid,
+            group=self.judge_gid,
             home=home,
             tmpdir=tmp,
-            sealed=self.sealed,
+            # the fixers' and the agent's copy, HOME and TMPDIR are out of the judged run's reach
+            sealed=(*self.sealed, self.work, self.home, self.tmp),
         )
+
+    def pristine(self) -> None:
+        """Halt unless the work copy is exactly the failing commit's tree, nothing added, changed or
+        left (ignored files included): checked before the fixers and the agent start from it."""
+        if changed := self.git.status():
+            shown = ", ".join(f"`{path}`" for path in changed[:5])
+            raise Halt(
+                HaltReason.UNSAFE_COPY,
+                f"The copy the fix is made in is no longer the failing commit's tree ({shown} changed) "
+                "although only the judged runs, which cannot write it, ran so far: nothing is attempted "
+                "on a copy that something else changed.",
+                details={"changed": changed[:20]},
+            )
 
     def sweep_ancestors(self) -> list[Path]:
         """Remove what the sandbox's uid made in the directories above the work area (the system
@@ -135,20 +155,21 @@ class Workarea:
         (pytest's `pytest.ini` and `conftest.py`, cargo's `.cargo/config.toml`, `go.work`), so a
         file planted there by an earlier command would steer a judged run. The uid is ours alone:
         whatever it owns there, it planted."""
-        if self.uid is None:
+        uids = {uid for uid in (self.uid, self.judge_uid) if uid is not None}
+        if not uids:
             return []
         removed: list[Path] = []
         for parent in self.base.parents:
             try:
                 st = parent.stat()
-                if not (st.st_mode & 0o022 or st.st_uid == self.uid):
+                if not (st.st_mode & 0o022 or st.st_uid in uids):
                     continue  # only its owner can write there
                 entries = list(os.scandir(parent))
             except OSError:
                 continue
             for entry in entries:
                 with contextlib.suppress(OSError):
-                    if entry.stat(follow_symlinks=False).st_uid == self.uid:
+                    if entry.stat(follow_symlinks=False).st_uid in uids:
                         path = Path(entry.path)
                         if entry.is_dir(follow_symlinks=False):
                             shutil.rmtree(path, ignore_errors=True)
@@ -232,16 +253,18 @@ def _process_uids() -> set[int]:
 @contextlib.contextmanager
 def workarea(checkout: Path, head_sha: str) -> Iterator[Workarea]:
     """A fresh work area for `head_sha` of `checkout`; removed when the block ends."""
-    with sandbox_ids() as ids:
+    with sandbox_ids() as ids, sandbox_ids() as judge:
         base = Path(tempfile.mkdtemp(prefix="ci-autofix-run-")).resolve()
         try:
             base.chmod(0o711)
-            yield _build(checkout, head_sha, base, ids)
+            yield _build(checkout, head_sha, base, ids, judge)
         finally:
             shutil.rmtree(base, ignore_errors=True)
 
 
-def _build(checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | None) -> Workarea:
+def _build(
+    checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | None, judge: tuple[int, int] | None
+) -> Workarea:
     source = Git(checkout)
     objects = Path(source.out("rev-parse", "--path-format=absolute", "--git-common-dir")) / "objects"
     checkout_git = Path(source.out("rev-parse", "--path-format=absolute", "--absolute-git-dir"))
@@ -264,7 +287,10 @@ def _build(checkout: Path, head_sha: str, base: Path, ids: tuple[int, int] | Non
             chown_tree(top, *ids)
     sealed = (checkout_git, *_credentials(checkout_git))
     uid, gid = ids if ids is not None else (None, None)
-    return Workarea(base, work, home, tmp, env_dir, tools, git_dir, head_sha, uid, gid, sealed)
+    judge_uid, judge_gid = judge if judge is not None else (uid, gid)
+    return Workarea(
+        base, work, home, tmp, env_dir, tools, git_dir, head_sha, uid, gid, sealed, judge_uid, judge_gid
+    )
 
 
 def _homes(home: Path) -> None:
@@ -291,7 +317,16 @@ def _own_git(git_dir: Path, work: Path, head_sha: str) -> None:
     Git(work, git_dir=git_dir, work_tree=work).run("update-ref", _FIX_REF + "-base", head_sha)
     copy = Git(work)
     copy.run("init", "--quiet")
-    copy.run("fetch", "--quiet", "--no-tags", "--depth=1", "--", f"file://{git_dir}", _FIX_REF + "-base")
+    copy.run(
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-recurse-submodules",
+        "--depth=1",
+        "--",
+        f"file://{git_dir}",
+        _FIX_REF + "-base",
+    )
     copy.run("update-ref", "--no-deref", "HEAD", head_sha)
     copy.run("read-tree", "--reset", head_sha)
     copy.run("update-ref", "-d", "FETCH_HEAD", check=False)
