@@ -3,6 +3,7 @@ inputs that exist, and no checkout where none is wanted."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,30 @@ def test_the_review_example_acts_only_on_changes_requested_from_this_repository(
     assert step["with"]["mode"] == "review"
     assert set(step["with"]) <= set(load_action()["inputs"])
     assert not [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+
+
+def excerpts() -> list[tuple[str, str, str]]:
+    """Every YAML block of the documentation: (page, the example it quotes, the block's text).
+    A block that quotes an example says so on the line above it: `<!-- excerpt: examples/NAME -->`."""
+    root = EXAMPLES.parent
+    found = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for m in re.finditer(r"(?:<!-- excerpt: (\S+) -->\n)?```ya?ml\n(.*?)```", text, re.S):
+            found.append((page.name, m.group(1) or "", m.group(2)))
+    return found
+
+
+def test_the_documentation_quotes_the_examples_and_writes_no_second_version() -> None:
+    blocks = excerpts()
+    assert {example for _, example, _ in blocks} >= {"examples/ci-autofix-propose.yml"}
+    for page, example, block in blocks:
+        assert example, f"{page}: a YAML block that is not an excerpt of an example file"
+        lines = (EXAMPLES.parent / example).read_text(encoding="utf-8").splitlines()
+        # runs of the file's own lines, in order; a line `# ...` (any indentation) marks a gap
+        at = 0
+        for run in re.split(r"^[ \t]*# \.\.\.\n", block, flags=re.M):
+            want = run.splitlines()
+            starts = [i for i in range(at, len(lines) - len(want) + 1) if lines[i : i + len(want)] == want]
+            assert want and starts, f"{page}: this part of the excerpt is not in {example}:\n{run}"
+            at = starts[0] + len(want)
