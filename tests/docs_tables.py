@@ -48,11 +48,12 @@ def pages() -> list[Path]:
 
 
 def _number(value: float) -> str:
-    return f"{value:,}".replace(",", " ") if isinstance(value, int) else f"{value:g}"
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 def accepted(name: str) -> str:
     """What an input accepts, read from the settings model's type and bounds (what start-up checks)."""
+    import types
     import typing
 
     import annotated_types
@@ -63,17 +64,22 @@ def accepted(name: str) -> str:
     field = Settings.model_fields[name.replace("-", "_")]
     kind = field.annotation
     args = [a for a in typing.get_args(kind) if a is not type(None)]
-    if typing.get_origin(kind) is typing.Union and len(args) == 1:
+    if typing.get_origin(kind) in (typing.Union, types.UnionType) and len(args) == 1:
         kind = args[0]  # optional: empty means "not given"
     bounds: list[str] = []
+    shortest, longest = 0, None
     for meta in field.metadata:
         for attr, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
             if isinstance(meta, getattr(annotated_types, attr.capitalize())):
                 bounds.append(f"{sign} {_number(getattr(meta, attr))}")
-        if isinstance(meta, annotated_types.MinLen) and meta.min_length > 0:
-            bounds.append(f"at least {meta.min_length} characters")
+        if isinstance(meta, annotated_types.MinLen):
+            shortest = meta.min_length
         if isinstance(meta, annotated_types.MaxLen):
-            bounds.append(f"at most {meta.max_length} characters")
+            longest = meta.max_length
+    if longest is not None:
+        bounds.append(f"of {shortest} to {longest} characters")
+    elif shortest:
+        bounds.append(f"of at least {shortest} characters")
     if typing.get_origin(kind) is typing.Literal:
         return ", ".join(f"`{v}`" for v in typing.get_args(kind))
     if kind is bool:
@@ -86,7 +92,7 @@ def accepted(name: str) -> str:
         return "a number" + (" " + ", ".join(bounds) if bounds else "")
     if typing.get_origin(kind) is list:
         return "a list, comma or newline separated"
-    return "text" + (", " + ", ".join(bounds) if bounds else "")
+    return "text" + (" " + ", ".join(bounds) if bounds else "")
 
 
 def inputs_table() -> str:

@@ -62,7 +62,9 @@ def test_the_accepted_values_are_the_bounds_start_up_checks() -> None:
     assert accepted("max-cost-usd") == "a number > 0, ≤ 100"
     assert accepted("mode") == "`auto`, `propose`, `apply`, `review`"
     assert accepted("allow-forks") == "`true`, `false`"
-    assert accepted("branch-prefix") == "text, at least 1 characters, at most 64 characters"
+    assert accepted("branch-prefix") == "text of 1 to 64 characters"
+    assert accepted("github-token") == accepted("anthropic-api-key") == "a secret"
+    assert accepted("pull-request") == "a whole number ≥ 1"
     for name in load_action()["inputs"]:
         # every bound written in the table is one that start-up enforces: just outside it is refused
         field = Settings.model_fields[name.replace("-", "_")]
