@@ -35,7 +35,7 @@ def rendering(github_emulator: GitHubEmulator, tmp_path: Path) -> str:
     assert result.exit_code == 0 and result.outputs["status"] == "proposed", result.stderr + result.summary
     [pull] = github_emulator.pulls(REPO)
     fix_sha = result.outputs["fix-sha"]
-    [reviewers] = [logins for logins, _teams in [github_emulator.review_requests(REPO, pull.number)]]
+    reviewers, _teams = github_emulator.review_requests(REPO, pull.number)
     labels = github_emulator.labels(REPO, pull.number)
     card = (
         f"**{pull.title}** #{pull.number}\n\n"
