@@ -132,11 +132,20 @@ CHANGELOG = """# Changelog
 """
 
 
-def _release(tmp_path: Path, *, changelog: str = CHANGELOG, existing_tag: bool = False) -> dict[str, Any]:
-    """The `run:` script of release.yml's tagging step, run with bash on a clone of the dispatched
-    commit (main) whose origin is a local bare repository, as the release job runs it."""
+def _release(
+    tmp_path: Path,
+    *,
+    changelog: str = CHANGELOG,
+    existing_tag: bool = False,
+    job: str = "release",
+    origin_readable: bool = True,
+) -> dict[str, Any]:
+    """The `run:` script of a release.yml step (the release job's tagging step, or the check job's
+    one step), run with bash on a clone of the dispatched commit (main) whose origin is a local bare
+    repository, as the job runs it."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    (step,) = [s for s in workflow["jobs"]["release"]["steps"] if s.get("id") == "tag"]
+    runs = [s for s in workflow["jobs"][job]["steps"] if "run" in s]
+    (step,) = [s for s in runs if s.get("id") == "tag"] if job == "release" else runs
     env = {
         "PATH": "/usr/bin:/bin:/usr/local/bin",
         "HOME": str(tmp_path / "home"),
@@ -169,6 +178,8 @@ def _release(tmp_path: Path, *, changelog: str = CHANGELOG, existing_tag: bool =
         _git(work, "push", "-q", "origin", "v1.4.2", env=env)
         _git(work, "tag", "-d", "v1.4.2", env=env)
     tags_before = _git(origin, "for-each-ref", "refs/tags", env=env)
+    if not origin_readable:
+        _git(work, "remote", "set-url", "origin", str(tmp_path / "no-such-origin.git"), env=env)
     _git(work, "checkout", "-q", "--detach", dispatched, env=env)
     summary, output = tmp_path / "summary.md", tmp_path / "output.txt"
     step_env = {
@@ -305,3 +316,32 @@ def test_the_repository_changelog_has_an_unreleased_section(tmp_path: Path) -> N
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("The first release") and "[Unreleased]:" not in proc.stdout
+
+
+def test_the_check_passes_a_new_version_with_notes(tmp_path: Path) -> None:
+    r = _release(tmp_path, job="check")
+
+    assert r["proc"].returncode == 0, r["proc"].stdout + r["proc"].stderr
+    assert "tag v1.4.2 is new" in r["proc"].stdout
+
+
+def test_the_check_refuses_a_version_whose_tag_exists(tmp_path: Path) -> None:
+    r = _release(tmp_path, job="check", existing_tag=True)
+
+    assert r["proc"].returncode == 1
+    assert "tag v1.4.2 exists already, and a pushed tag is never moved" in r["proc"].stdout
+
+
+def test_the_check_refuses_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
+    # an unreadable remote is never taken for "no such tag"
+    r = _release(tmp_path, job="check", origin_readable=False)
+
+    assert r["proc"].returncode == 1
+    assert "could not list the remote's tags" in r["proc"].stdout
+
+
+def test_the_check_refuses_a_version_without_notes(tmp_path: Path) -> None:
+    r = _release(tmp_path, job="check", changelog=CHANGELOG.replace("## [1.4.2]", "## [1.4.0]"))
+
+    assert r["proc"].returncode == 1
+    assert "0 sections `## [1.4.2]`" in r["proc"].stderr
