@@ -10,6 +10,7 @@ or when an entry could be installed without its hash.
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,9 +58,9 @@ def test_ci_builds_the_project_with_the_image_build_backend() -> None:
 
 
 def test_the_dev_extra_pins_are_what_ci_installs() -> None:
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    dev_extra = pyproject.split("\ndev = [", 1)[1].split("\n]", 1)[0]
-    wanted = {canonical(n): v for n, v in re.findall(r'^\s*"([A-Za-z0-9._-]+)==([^"]+)"', dev_extra, re.M)}
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    dev_extra = pyproject["project"]["optional-dependencies"]["dev"]
+    wanted = {canonical(n): v for n, v in (r.split("==", 1) for r in dev_extra)}
     assert len(wanted) >= 10 and "pytest" in wanted and "uv" in wanted
     dev = pins(DEV_LOCK)
     assert {name: dev.get(name) for name in wanted} == wanted, "run ci/container/lock"
