@@ -2,6 +2,8 @@
 # ci-autofix, a Docker container action. GitHub's runner builds this file with no build-arg, so the
 # base is the official python:3.13-slim; machines without a registry pass a local stand-in:
 #   podman build --build-arg BASE=localhost/python-base:trixie .   (see ci/container/)
+# Renovate (renovate.json, docker:pinDigests) pins this default by digest and refreshes the digest;
+# a --build-arg BASE=... still replaces the whole reference, digest included.
 ARG BASE=python:3.13-slim
 
 # ---- build stage: the virtualenv, filled from the hash-pinned lock, then thrown away but for /opt/venv

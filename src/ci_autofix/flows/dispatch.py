@@ -128,7 +128,7 @@ def watched_workflows(gh: GitHubAPI, settings: Settings) -> list[str]:
             f"`{path}` on the default branch does not list the workflows it watches "
             "(`on: workflow_run: workflows: [...]`), so a dispatched attempt cannot be checked against it.",
             "Give the propose workflow its `workflow_run` trigger with the names of your CI workflows "
-            "(see the README's example propose workflow).",
+            "(see ci-autofix's examples/ci-autofix-propose.yml).",
         )
     return names
 

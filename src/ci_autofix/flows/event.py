@@ -152,7 +152,7 @@ def parse_workflow_run(data: dict[str, Any]) -> WorkflowRunEvent:
     if "workflow_run" not in data:
         raise UserError(
             "The event payload has no `workflow_run`: this is not a workflow_run event.",
-            "Trigger the propose flow with `on: workflow_run` (see the README's example), "
+            "Trigger the propose flow with `on: workflow_run` (see ci-autofix's examples/ci-autofix-propose.yml), "
             "or set the `mode` input for the event you use.",
         )
     try:
@@ -247,8 +247,8 @@ def dispatched_run_id(settings: Settings) -> int | None:
             raise UserError(
                 f"The `run-id` input is set on a `{settings.event_name or '(none)'}` event; it names the "
                 "failed run a `workflow_dispatch` of the propose workflow attempts a fix for.",
-                "Pass `run-id: ${{ inputs.run-id }}`, which is empty on other events (see the README's "
-                "example propose workflow).",
+                "Pass `run-id: ${{ inputs.run-id }}`, which is empty on other events (see ci-autofix's "
+                "examples/ci-autofix-propose.yml).",
             )
         return None
     if settings.run_id is not None:

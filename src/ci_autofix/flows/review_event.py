@@ -61,8 +61,8 @@ def parse_review(data: dict[str, Any]) -> ReviewEvent:
     if "review" not in data or "pull_request" not in data:
         raise UserError(
             "The event payload has no `review` and `pull_request`: this is not a pull_request_review event.",
-            "Trigger the review flow with `on: pull_request_review: types: [submitted]` (see the README's "
-            "review workflow), or set the `mode` input for the event you use.",
+            "Trigger the review flow with `on: pull_request_review: types: [submitted]` (see ci-autofix's "
+            "examples/ci-autofix-review.yml), or set the `mode` input for the event you use.",
         )
     try:
         return ReviewEvent.model_validate(data)

@@ -1,7 +1,7 @@
 """Every rule of the patch policy: its stable code, its severity, and what it guards against.
 
 The families in `checks/` produce findings by code; the severity always comes from this table,
-so the README's rule list and the behaviour cannot drift apart (`rules_markdown()`).
+so the documented rule list (docs/policy.md) and the behaviour cannot drift apart (`rules_markdown()`).
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def finding(code: str, message: str, path: str | None = None, line: int | None =
 
 
 def rules_markdown() -> str:
-    """The rule table for the README."""
+    """The rule table of docs/policy.md."""
     rows = ["| code | severity | what it catches |", "|---|---|---|"]
     rows += [f"| `{r.code}` | {r.severity} | {r.summary} |" for r in RULES]
     return "\n".join(rows)
