@@ -16,6 +16,7 @@ wraps log text as untrusted data (`prompts.untrusted`), as the excerpt is.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from array import array
@@ -28,16 +29,8 @@ from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.matcher import Matcher, PatternError, TooSlow
 from ci_autofix.agent.prompts import untrusted
 from ci_autofix.redact import redact
-from ci_autofix.triage.normalize import (
-    ANSI_RE,
-    CONTROL_RE,
-    GH_CLI_PREFIX_RE,
-    MAX_LINE_CHARS,
-    TIMESTAMP_RE,
-    TRAVIS_FOLD_RE,
-    shorten,
-    to_text,
-)
+from ci_autofix.triage.logfile import normal_text, read_chunks
+from ci_autofix.triage.normalize import clean_lines, shorten
 
 READ_LINES = 400  # at most this many lines per read
 READ_CHARS = 12_000  # and this many characters (under the tool results' cap, so nothing is cut mid-way)
@@ -289,12 +282,15 @@ def _safe_name(name: str) -> str:
 
 
 def _normalised(raw: bytes | str | Path, secrets: Sequence[str], piece_bytes: int) -> Iterator[str]:
-    """The log as stored, in pieces of whole lines: cleaned as `triage.normalize.clean_line` cleans
-    a line (here a piece at a time, with its patterns), then every secret masked. A piece that
-    opens a private key block is joined to the next until the block ends, so it is masked whole."""
+    """The log as stored, in pieces of whole lines (read as triage reads a log, `logfile.read_chunks`):
+    cleaned by triage's cleaner (`normalize.clean_lines`), `##[group]` markers dropped, then every
+    secret masked. A piece that opens a private key block is joined to the next until the block
+    ends, so it is masked whole."""
     pending = ""
-    for chunk, more in _chunks(raw, max(piece_bytes, 1)):
-        pending += _cleaned(to_text(chunk))
+    first = True
+    for chunk, more in _pieces(raw, max(piece_bytes, 1)):
+        pending += _GROUP_MARKER.sub("", clean_lines(normal_text(chunk, first)))
+        first = False
         if more and _opens_a_key(pending):
             continue
         yield redact(pending, secrets)
@@ -303,52 +299,20 @@ def _normalised(raw: bytes | str | Path, secrets: Sequence[str], piece_bytes: in
         yield redact(pending, secrets)
 
 
-def _chunks(raw: bytes | str | Path, size: int) -> Iterator[tuple[bytes, bool]]:
-    """The log in pieces of whole lines of about `size` bytes, each with whether more follows; a
-    file is read a piece at a time, never whole."""
-    if not isinstance(raw, Path):
-        data = raw.encode("utf-8") if isinstance(raw, str) else raw
-        at = 0
-        while at < len(data):
-            cut = data.find(b"\n", min(at + size, len(data)) - 1)
-            end = len(data) if cut == -1 else cut + 1
-            yield data[at:end], end < len(data)
-            at = end
-        return
-    with raw.open("rb") as file:
-        carry = b""
-        while block := file.read(size):
-            block = carry + block
-            cut = block.rfind(b"\n")
-            carry, block = (block, b"") if cut == -1 else (block[cut + 1 :], block[: cut + 1])
-            if block:
-                yield block, True
-        if carry:
-            yield carry, False
-
-
-# `clean_line`'s steps, over many lines at once (each pattern anchored at every line's start)
-_GH_PREFIX = re.compile(GH_CLI_PREFIX_RE.pattern, re.M)
-_TIMESTAMP = re.compile(TIMESTAMP_RE.pattern, re.M)
-_TRAILING_SPACE = re.compile(r"[^\S\n]+$", re.M)
-_LONG_LINE = re.compile(rf"^[^\n]{{{MAX_LINE_CHARS + 1},}}", re.M)
-_LONG_RAW_LINE = re.compile(rf"^[^\n]{{{2 * MAX_LINE_CHARS + 1},}}", re.M)
-
-
-def _cleaned(text: str) -> str:
-    text = _LONG_RAW_LINE.sub(lambda m: shorten(m.group(0), 2 * MAX_LINE_CHARS), text)
-    if "\ufeff" in text:
-        text = text.replace("\ufeff", "")
-    if "\t" in text:
-        text = _GH_PREFIX.sub("", text)
-    text = _TIMESTAMP.sub("", text)
-    if "\x1b" in text:
-        text = ANSI_RE.sub("", text).replace("\x1b", "")
-    if "travis_" in text:
-        text = TRAVIS_FOLD_RE.sub("", text)
-    text = _TRAILING_SPACE.sub("", CONTROL_RE.sub("", text))
-    text = _GROUP_MARKER.sub("", text)
-    return _LONG_LINE.sub(lambda m: shorten(m.group(0)), text)
+def _pieces(raw: bytes | str | Path, size: int) -> Iterator[tuple[bytes, bool]]:
+    """The log's chunks (a file read a piece at a time, never whole), each with whether more follows."""
+    with (
+        raw.open("rb")
+        if isinstance(raw, Path)
+        else io.BytesIO(raw.encode("utf-8") if isinstance(raw, str) else raw) as stream
+    ):
+        held: bytes | None = None
+        for _offset, chunk in read_chunks(stream, size):
+            if held is not None:
+                yield held, True
+            held = chunk
+        if held is not None:
+            yield held, False
 
 
 def _opens_a_key(text: str) -> bool:

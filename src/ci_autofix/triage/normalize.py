@@ -1,8 +1,9 @@
 """Raw log bytes into text and lines, and one raw line into the text a reader needs.
 
 `to_text` accepts anything (invalid UTF-8, NUL, BOM, CRLF, lone CR) and runs in linear time
-with C-speed string operations only; lines are cleaned lazily, one at a time, by `clean_line`
-(timestamp, ANSI colours, the `gh run view --log` prefix, Travis fold markers removed).
+with C-speed string operations only; lines are cleaned by `clean_lines` (timestamp, ANSI colours,
+the `gh run view --log` prefix, Travis fold markers removed), one at a time where triage reads
+them lazily (`clean_line`), a piece of many lines at a time where a whole log is stored.
 """
 
 from __future__ import annotations
@@ -44,21 +45,35 @@ def shorten(line: str, limit: int = MAX_LINE_CHARS) -> str:
     return f"{line[:head]} …[{len(line) - limit} chars]… {line[-tail:]}"
 
 
+# the cleaning steps, over any number of lines at once (each pattern anchored at every line's start)
+_GH_PREFIX_LINES = re.compile(GH_CLI_PREFIX_RE.pattern, re.M)
+_TIMESTAMP_LINES = re.compile(TIMESTAMP_RE.pattern, re.M)
+_TRAILING_SPACE = re.compile(r"[^\S\n]+$", re.M)
+_LONG_LINE = re.compile(rf"^[^\n]{{{MAX_LINE_CHARS + 1},}}", re.M)
+_LONG_RAW_LINE = re.compile(rf"^[^\n]{{{2 * MAX_LINE_CHARS + 1},}}", re.M)
+
+
+def clean_lines(text: str) -> str:
+    """Raw log lines (`to_text`'s, joined by `\n`) without timestamps, the `gh run view --log`
+    prefix, ANSI codes, fold markers, control characters or trailing blanks; a line longer than
+    `MAX_LINE_CHARS` is shown as its head and tail. One line or millions: the same steps."""
+    text = _LONG_RAW_LINE.sub(lambda m: shorten(m.group(0), 2 * MAX_LINE_CHARS), text)
+    if "\ufeff" in text:
+        text = text.replace("\ufeff", "")
+    if "\t" in text:
+        text = _GH_PREFIX_LINES.sub("", text)
+    text = _TIMESTAMP_LINES.sub("", text)
+    if "\x1b" in text:
+        text = ANSI_RE.sub("", text).replace("\x1b", "")
+    if "travis_" in text:
+        text = TRAVIS_FOLD_RE.sub("", text)
+    text = _TRAILING_SPACE.sub("", CONTROL_RE.sub("", text))
+    return _LONG_LINE.sub(lambda m: shorten(m.group(0)), text)
+
+
 def clean_line(raw: str) -> str:
-    """A raw log line without timestamp, ANSI codes, fold markers or control characters."""
-    line = shorten(raw, MAX_LINE_CHARS * 2)
-    if line.startswith("\ufeff"):
-        line = line[1:]
-    if "\t" in line[:400]:
-        line = GH_CLI_PREFIX_RE.sub("", line, count=1)
-    if line[:1].isdigit():
-        line = TIMESTAMP_RE.sub("", line, count=1)
-    if "\x1b" in line:
-        line = ANSI_RE.sub("", line).replace("\x1b", "")
-    if "travis_" in line:
-        line = TRAVIS_FOLD_RE.sub("", line)
-    line = CONTROL_RE.sub("", line)
-    return shorten(line.rstrip())
+    """One raw log line, cleaned (`clean_lines`)."""
+    return clean_lines(raw)
 
 
 CARET_ANSI_RE = re.compile(r"\^\[\[[0-9;]*[A-Za-z]")
