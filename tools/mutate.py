@@ -39,6 +39,9 @@ REVIEW = ("tests/review/test_review_e2e.py",)
 TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
+CLI_CHECK_DIFF = ("tests/cli/test_check_diff.py",)
+CLI_DEMO = ("tests/cli/test_demo.py",)
+CLI_FIX = ("tests/cli/test_fix.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -664,6 +667,20 @@ MUTATIONS = [
         "        if not in_failed(f):\n            demoted.append(f)",
         "        if False:\n            demoted.append(f)",
         RANKING,
+    ),
+    Mutation(
+        "cli-empty-diff-checked",
+        "cli/check_diff.py",
+        "        if not data.strip():\n            raise _empty(args.diff)",
+        "        if not data:\n            raise _empty(args.diff)",
+        CLI_CHECK_DIFF,
+    ),
+    Mutation(
+        "cli-demo-writes-into-a-full-dir",
+        "cli/demo.py",
+        "        if any(workdir.iterdir()):",
+        "        if False:",
+        CLI_DEMO,
     ),
 ]
 

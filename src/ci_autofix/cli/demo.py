@@ -97,8 +97,8 @@ def run(args: argparse.Namespace) -> int:
     runner = Runner(in_actions=False, stream=sys.stderr)
     _tools_on_path()
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
+    make_directory(workdir)
     root = workdir / "statskit"
-    make_directory(root)
     # The sample has no dependencies, so verification needs no install (and no network).
     settings = load_settings(setup_command=SETUP)
     runner.mask(settings.secrets())
@@ -142,17 +142,23 @@ def _ruff_on_path(tools_dir: Path) -> None:
     os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + str(ruff.executable.parent)
 
 
-def make_directory(root: Path) -> None:
-    """Create `root` (and its parents) for the sample, or say why it cannot be done."""
+def make_directory(workdir: Path) -> None:
+    """Create `workdir` (and its parents) for the sample and its log, or say why it cannot be done:
+    a directory that holds anything is refused, so nothing of yours is ever overwritten."""
     remedy = "Pass a new or empty directory you can write to with --dir, or leave --dir out to use a temporary one."
-    for parent in (root, *root.parents):
+    for parent in (workdir, *workdir.parents):
         if parent.exists() and not parent.is_dir():
             raise UserError(f"{parent} is a file, not a directory.", remedy)
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        workdir.mkdir(parents=True, exist_ok=True)
+        if any(workdir.iterdir()):
+            raise UserError(
+                f"{workdir} is not empty: the demo writes its sample and log only into an empty one.", remedy
+            )
+        (workdir / "statskit").mkdir()
     except OSError as exc:
         raise UserError(
-            f"Cannot create the sample project in {root}: {exc.strerror or exc}.", remedy
+            f"Cannot create the sample project in {workdir / 'statskit'}: {exc.strerror or exc}.", remedy
         ) from None
 
 
