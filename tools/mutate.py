@@ -682,6 +682,27 @@ MUTATIONS = [
         "        if False:",
         CLI_DEMO,
     ),
+    Mutation(
+        "cli-fix-read-only-checkout-not-checked",
+        "flows/local.py",
+        "    writable(git)\n",
+        "",
+        CLI_FIX,
+    ),
+    Mutation(
+        "cli-fix-current-branch-may-be-named",
+        "flows/local.py",
+        "    if name == current:",
+        "    if False:",
+        CLI_FIX,
+    ),
+    Mutation(
+        "cli-prices-checked-late",
+        "settings.py",
+        "    try:\n        price_table()\n    except UserError",
+        "    try:\n        pass\n    except UserError",
+        CLI_FIX,
+    ),
 ]
 
 

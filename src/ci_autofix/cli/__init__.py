@@ -32,7 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_action()
     parser = build_parser(args[0])
     try:
-        ns = parser.parse_args(args)
+        ns, unknown = parser.parse_known_args(args)
+        if unknown:  # said by the command's own parser, so the usage shown is the command's
+            command_parser: argparse.ArgumentParser = getattr(ns, "command_parser", parser)
+            command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         if not getattr(ns, "handler", None):
             parser.print_help()
             return EXIT_USAGE
@@ -40,7 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe is found here, not at exit
         return result
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from ci_autofix.flows.halts import local_words
+
+        print(f"error: {local_words(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `ci-autofix triage LOG | head`: the reader has what it wanted
         _discard_stdout()
@@ -105,5 +110,5 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             module = importlib.import_module(module_name)
             sp.epilog = module.EPILOG
             module.add_arguments(sp)
-            sp.set_defaults(handler=module.run)
+            sp.set_defaults(handler=module.run, command_parser=sp)
     return parser

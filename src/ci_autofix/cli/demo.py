@@ -4,7 +4,9 @@ The project has a formatting error (which `ruff format --check` reports) and a b
 unit test catches. The checks really run; their output is laid out as a GitHub Actions job
 log; then `fix` runs on it. Without a model key the deterministic fixer repairs the
 formatting and the report says what the agent would need for the test; with
-`ANTHROPIC_API_KEY` set the agent fixes the bug too. Nothing else needs the network.
+`ANTHROPIC_API_KEY` set the agent fixes the bug too. Verification installs the sample as `fix`
+installs any project by default (`pip install -e .`, which fetches setuptools from the package
+index); ruff is fetched too when it is not installed beside ci-autofix.
 """
 
 from __future__ import annotations
@@ -25,13 +27,20 @@ from ci_autofix.flows.halts import ended_locally
 from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner
-from ci_autofix.settings import load_settings
+from ci_autofix.settings import Local, load_settings
 
 FILES = {
     "pyproject.toml": """\
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
         [project]
         name = "statskit"
         version = "0.1.0"
+
+        [tool.setuptools]
+        py-modules = ["statskit"]
 
         [tool.ruff]
         line-length = 100
@@ -75,11 +84,11 @@ WORKFLOW = (
         ]
     ),
 )
-SETUP = "python --version"
-
 EPILOG = (
-    "exit codes: 0 the sample's fix is committed on its side branch; 2 a wrong argument (the message "
-    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
+    "exit codes: 0 the sample's fix is committed on its side branch and verified (with a model key); "
+    "1 a partial fix is committed: the formatting is fixed and the test still fails (without a model key, "
+    "the expected ending); 2 a wrong argument (the message says what to do); 3 halted without a fix (the "
+    "reason is printed); 130 interrupted."
 )
 
 
@@ -99,11 +108,13 @@ def run(args: argparse.Namespace) -> int:
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
     make_directory(workdir)
     root = workdir / "statskit"
-    # The sample has no dependencies, so verification needs no install (and no network).
-    settings = load_settings(setup_command=SETUP)
+    # The sample is set up as `fix` sets up any project by default (`pip install -e .`): the report
+    # shows that command, and `fix` run by hand on the sample verifies the same way.
+    settings = load_settings(Local("demo"))
     runner.mask(settings.secrets())
     runner.stage(f"creating the sample project in {root}")
     create_project(root)
+    runner.info(f"  its setup, as `fix` sets up any Python project by default: {_setup(root)}")
     runner.stage("running its checks to produce a CI log")
     _ruff_on_path(workdir / "tools")
     log = job_log(root, CHECKS)
@@ -113,13 +124,22 @@ def run(args: argparse.Namespace) -> int:
         proposal, branch = fix(root, log, settings, runner, branch="ci-autofix/demo")
     except Halt as halt:
         return ended_locally(halt, runner)
-    print_report(proposal, branch, runner, root)
+    code = print_report(proposal, branch, runner, root)
     if settings.anthropic_api_key is None:
         print(
-            "\nThe formatting was fixed without a model. The failing test (`mean` uses integer division) needs "
-            "the agent: set ANTHROPIC_API_KEY and run `ci-autofix demo` again to see it fixed too."
+            "\nThe formatting was fixed without a model, so the fix is partial. The failing test (`mean` uses "
+            "integer division) needs the agent: set ANTHROPIC_API_KEY and run `ci-autofix demo` again to see it "
+            "fixed too."
         )
-    return 0
+    return code
+
+
+def _setup(root: Path) -> str:
+    """The command that installs the sample before its checks are re-run: the default setup."""
+    from ci_autofix.ladder.environment import default_setup, shown_setup
+
+    argv = default_setup(root, Path("python"))
+    return shown_setup(argv) if argv else "none (nothing to install)"
 
 
 def _tools_on_path() -> None:
