@@ -40,13 +40,48 @@ def load_action() -> dict[str, Any]:
 
 
 def inputs_table() -> str:
-    rows = ["| input | default | description |", "|---|---|---|"]
+    rows = ["| input | default | accepted | description |", "|---|---|---|---|"]
     for name, spec in load_action()["inputs"].items():
         default = spec.get("default", "")
         shown = f"`{default}`" if default else ""
         description = spec["description"].replace("|", "\\|")
-        rows.append(f"| `{name}` | {shown} | {description} |")
+        rows.append(f"| `{name}` | {shown} | {accepted(name)} | {description} |")
     return "\n".join(rows)
+
+
+def accepted(name: str) -> str:
+    """The values the settings model accepts for the input `name`, from its type and constraints
+    (what a wrong value's error message checks against)."""
+    import types
+    from typing import Literal, get_args, get_origin
+
+    from ci_autofix.settings import Settings
+
+    field = Settings.model_fields[name.replace("-", "_")]
+    kind = field.annotation
+    if get_origin(kind) is types.UnionType:  # `int | None`: empty means unset
+        kind = next(a for a in get_args(kind) if a is not type(None))
+    if get_origin(kind) is Literal:
+        return ", ".join(f"`{choice}`" for choice in get_args(kind))
+    if kind is bool:
+        return "`true`, `false`"
+    if get_origin(kind) is list:
+        return "a list (comma or newline separated)"
+    bounds = {type(m).__name__: m for m in field.metadata}
+    words = {int: "an integer", float: "a number"}.get(kind, "text")  # type: ignore[call-overload]
+    limits = [
+        f"{symbol} {getattr(bounds[key], attr):g}"
+        for key, attr, symbol in (("Ge", "ge", "≥"), ("Gt", "gt", ">"), ("Le", "le", "≤"), ("Lt", "lt", "<"))
+        if key in bounds
+    ]
+    if "MinLen" in bounds or "MaxLen" in bounds:
+        low = bounds["MinLen"].min_length if "MinLen" in bounds else 0
+        high = bounds["MaxLen"].max_length if "MaxLen" in bounds else "any"
+        limits.append(f"of {low}–{high} characters")
+    pattern = next((m.pattern for m in field.metadata if getattr(m, "pattern", None)), None)
+    if pattern:
+        limits.append(f"matching `{pattern}`")
+    return words + (" " + " and ".join(limits) if limits else "")
 
 
 def outputs_table() -> str:

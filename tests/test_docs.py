@@ -41,6 +41,23 @@ def test_readme_generated_sections_are_current() -> None:
     assert text == expected_readme(text), "run `python tests/docs_tables.py --write`"
 
 
+def test_the_inputs_table_lists_each_inputs_accepted_range() -> None:
+    """Every bound the settings model puts on an input is in its README row, as the error for a
+    value out of range states it."""
+    section = (
+        README.read_text(encoding="utf-8").split("<!-- inputs:start -->")[1].split("<!-- inputs:end -->")[0]
+    )
+    rows = {m[1]: m[0] for m in re.finditer(r"^\| `([a-z-]+)` \|.*$", section, re.M)}
+    assert "| accepted |" in section
+    for name in Settings.input_names():
+        for bound in Settings.model_fields[name.replace("-", "_")].metadata:
+            for attr, symbol in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
+                if (value := getattr(bound, attr, None)) is not None:
+                    assert f"{symbol} {value:g}" in rows[name], name
+    assert "an integer ≥ 1 and ≤ 20" in rows["max-attempts"]
+    assert "`auto`, `propose`, `apply`, `review`" in rows["mode"]
+
+
 def test_readme_lists_every_halt_reason() -> None:
     section = (
         README.read_text(encoding="utf-8").split("<!-- halts:start -->")[1].split("<!-- halts:end -->")[0]
