@@ -11,8 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_mistakes import BIN, TRACEBACK, a_failing_checkout, assert_told, ci_autofix
-from testing.git import git, init
+from test_mistakes import BIN, BROKEN, TRACEBACK, a_failing_checkout, assert_told, ci_autofix
+from testing.git import git, init, init_repo
+
+from ci_autofix.cli.demo import job_log
 
 # Root writes through any file mode: as root, `.git` is made read-only by a read-only bind mount
 # in a mount namespace of the command's own (the machine's mounts are untouched).
@@ -171,3 +173,39 @@ def test_a_bad_price_table_is_reported_before_any_work(tmp_path: Path, prices: s
     assert_told(result, 2, "CI_AUTOFIX_PRICES is not a valid price table")
     assert_before_any_stage(result.stderr)
     assert git(repo, "branch", "--list") == "* main"
+
+
+# ---- the ladder's words, locally ------------------------------------------------------------------
+def test_a_halt_names_the_flag_that_caused_it(tmp_path: Path) -> None:
+    """No workflow runs the failing command, so the fix cannot be verified here: with
+    `--require-verified` the halt says so, naming the flag (the ladder words it as the input)."""
+    repo, log, _ = a_failing_checkout(tmp_path)
+    result = ci_autofix(
+        "fix", str(log), "--repo", str(repo), "--fixers", "ruff-format", "--require-verified", cwd=tmp_path
+    )
+    assert result.returncode == 3, result.stderr
+    assert "halted (unverified-fix)" in result.stderr
+    assert "`--require-verified` is on" in result.stderr
+    assert "`require-verified`" not in result.stderr
+
+
+def test_a_setup_that_fails_is_shown_with_the_flag_to_replace_it(tmp_path: Path) -> None:
+    """The project cannot be installed by the default setup (its build backend does not exist), so
+    the test command cannot run: the report shows the setup command, the end of its output and
+    `--setup-command`."""
+    repo = tmp_path / "repo"
+    workflow = "on: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - run: ruff format --check .\n"
+    pyproject = (
+        '[build-system]\nrequires = []\nbuild-backend = "no_such_backend"\n\n'
+        '[project]\nname = "app"\nversion = "0"\n\n[tool.ruff]\nline-length = 100\n'
+    )
+    init_repo(repo, {**BROKEN, "pyproject.toml": pyproject, ".github/workflows/ci.yml": workflow})
+    (tmp_path / "ci.log").write_bytes(job_log(repo, ["ruff format --check ."]))
+    result = ci_autofix(
+        "fix", str(tmp_path / "ci.log"), "--repo", str(repo), "--test-command", "python -c pass", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr  # a fix, not verifiable here: the report says so
+    assert "Verification: unverified (The environment could not be prepared" in result.stdout
+    assert "  setup: pip install -e .: exit " in result.stdout
+    assert "No module named 'no_such_backend'" in result.stdout  # pip's own error
+    assert "pass its command with --setup-command" in result.stdout
