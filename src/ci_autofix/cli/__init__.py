@@ -88,7 +88,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "check-diff",
-        "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 unreadable).",
+        "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 no diff: "
+        "unreadable or empty).",
         "ci_autofix.cli.check_diff",
     ),
     ("demo", "Create a small project with a real failing check and run `fix` on it.", "ci_autofix.cli.demo"),
