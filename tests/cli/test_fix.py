@@ -119,6 +119,25 @@ def test_an_earlier_fix_branch_may_be_deleted(tmp_path: Path) -> None:
     assert f"git -C {repo} branch -D ci-autofix/main/local-1" in result.stderr
 
 
+def test_a_branch_named_like_the_prefix_is_found_before_any_work(tmp_path: Path) -> None:
+    """A branch `ci-autofix` keeps git from creating `ci-autofix/main/local-...` (a ref is a file,
+    its prefix would be a folder): said at the start, with the flag that avoids it."""
+    repo, log, _ = a_failing_checkout(tmp_path)
+    git(repo, "branch", "ci-autofix")
+    result = ci_autofix("fix", str(log), "--repo", str(repo), "--fixers", "ruff-format", cwd=tmp_path)
+    assert_told(result, 2, "A branch named ci-autofix exists")
+    assert "--branch-prefix" in result.stderr
+    assert_before_any_stage(result.stderr)
+
+
+def test_a_name_that_is_a_folder_of_branches(tmp_path: Path) -> None:
+    repo, log, _ = a_failing_checkout(tmp_path)
+    git(repo, "branch", "team/one")
+    result = ci_autofix("fix", str(log), "--repo", str(repo), "--branch", "team", cwd=tmp_path)
+    assert_told(result, 2, "Branches named team/... exist")
+    assert_before_any_stage(result.stderr)
+
+
 # ---- not a repository, or one without a commit ------------------------------------------------------
 def test_a_directory_that_is_no_repository(tmp_path: Path) -> None:
     _, log, _ = a_failing_checkout(tmp_path)

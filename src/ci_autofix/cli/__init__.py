@@ -52,6 +52,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        from ci_autofix.git import GitError  # imported here: `--help` does not wait for it
+
+        if not isinstance(exc, GitError):
+            raise
+        # checked for up front where we can: the repository changed since, or git itself broke
+        print(
+            f"error: {exc}\n  What to do: Check that the repository is intact (`git fsck`) and that you can "
+            "read and write it, then run the command again; if both hold, please report this message as a bug.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
 
 
 def _not_in_actions() -> UserError:

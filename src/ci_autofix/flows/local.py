@@ -257,6 +257,25 @@ def new_branch(git: Git, name: str, *, current: str, prefix: str) -> str:
             f"A branch named {name} already exists in {git.repo}; the fix never moves an existing branch.",
             f"{new_name}{earlier}.",
         )
+    # git keeps `a/b` as a file under the folder `a`: a branch cannot be both (`a` and `a/b`).
+    parts = name.split("/")
+    for taken in ["/".join(parts[:n]) for n in range(1, len(parts))]:
+        if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{taken}", check=False).ok:
+            raise UserError(
+                f"A branch named {taken} exists in {git.repo}, so git cannot create the branch {name} "
+                f"beside it (a name cannot be both a branch and a folder of branches).",
+                f"{new_name}"
+                + (
+                    f", or pass --branch-prefix (for example `{taken}-autofix/`)."
+                    if name.startswith(prefix)
+                    else "."
+                ),
+            )
+    if git.out("for-each-ref", "--count=1", "--format=%(refname:short)", f"refs/heads/{name}/"):
+        raise UserError(
+            f"Branches named {name}/... exist in {git.repo}, so git cannot create a branch named {name}.",
+            f"{new_name}.",
+        )
     return name
 
 
