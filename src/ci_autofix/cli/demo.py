@@ -23,7 +23,7 @@ from pathlib import Path
 from ci_autofix.cli.fix import print_report
 from ci_autofix.errors import Halt, UserError
 from ci_autofix.fixers.install import Installer, Unavailable
-from ci_autofix.flows.halts import ended_locally
+from ci_autofix.flows.halts import ended_locally, local_words
 from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner
@@ -103,7 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runner = Runner(in_actions=False, stream=sys.stderr)
+    runner = Runner(in_actions=False, stream=sys.stderr, words=local_words)
     _tools_on_path()
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
     make_directory(workdir)

@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(Local("fix", FIX_FLAGS), **settings_overrides(args))
-    runner = Runner(in_actions=False, stream=sys.stderr)
+    runner = Runner(in_actions=False, stream=sys.stderr, words=local_words)
     runner.mask(settings.secrets())
     from ci_autofix.secret_env import withdraw
 
@@ -101,7 +101,10 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
     for note in proposal.notes:
         print(f"  note: {local_words(note)}", file=out)
     if proposal.verification is not None:
-        print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
+        print(
+            f"\nVerification: {proposal.verification.outcome} ({local_words(proposal.verification.reason)})",
+            file=out,
+        )
         if (setup := proposal.verification.setup) is not None:  # what prepared the environment, shown
             print(f"  setup: {setup.command}: {setup.describe()}", file=out)
             if not setup.ok:
