@@ -374,6 +374,8 @@ def _describe(exc: ValidationError, local: Local | None) -> tuple[str, str]:
 
 def flag_words(text: str) -> str:
     """`text` as a local run reads it: each setting it names as the Action's input (`max-turns`, "the
-    `fixers` input") named as the local flag (`--max-turns`, "the `--fixers` flag")."""
+    `fixers` input", `provider: anthropic`) named as the local flag (`--max-turns`, "the `--fixers`
+    flag", `--provider anthropic`)."""
     names = "|".join(re.escape(name.replace("_", "-")) for name in LOCAL_FLAGS)
+    text = re.sub(rf"`({names}): ([^`\n]+)`", r"`--\1 \2`", text)  # `provider: anthropic`, as in `with:`
     return re.sub(rf"`({names})`( input)?", lambda m: f"`--{m[1]}`" + (" flag" if m[2] else ""), text)

@@ -228,3 +228,13 @@ def test_a_setup_that_fails_is_shown_with_the_flag_to_replace_it(tmp_path: Path)
     assert "  setup: pip install -e .: exit " in result.stdout
     assert "No module named 'no_such_backend'" in result.stdout  # pip's own error
     assert "pass its command with --setup-command" in result.stdout
+
+
+def test_a_provider_whose_environment_is_missing_is_reported_before_any_work(tmp_path: Path) -> None:
+    """`--provider vertex` needs its extra and `CLOUD_ML_REGION`: the agent would find out after the
+    fixers ran; the command says so at start-up, in a local run's words."""
+    repo, log, _ = a_failing_checkout(tmp_path)
+    result = ci_autofix("fix", str(log), "--repo", str(repo), "--provider", "vertex", cwd=tmp_path)
+    assert_told(result, 2, "The `vertex` provider needs")
+    assert_before_any_stage(result.stderr)
+    assert "step's" not in result.stderr and "Build an image" not in result.stderr

@@ -61,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(Local("fix", FIX_FLAGS), **settings_overrides(args))
+    from ci_autofix.agent.llm import check_provider
+
+    check_provider(settings)  # the agent may run: its provider's environment is checked before any work
     runner = Runner(in_actions=False, stream=sys.stderr, words=local_words)
     runner.mask(settings.secrets())
     from ci_autofix.secret_env import withdraw

@@ -36,6 +36,7 @@ def local_words(text: str) -> str:
     for action, local in (
         ("to the step's `with:`", "to your environment"),
         ("the step's `env:`", "your environment"),
+        ("Build an image with", "Install it with"),
     ):
         text = text.replace(action, local)
     return flag_words(text)
