@@ -264,12 +264,8 @@ def new_branch(git: Git, name: str, *, current: str, prefix: str) -> str:
             raise UserError(
                 f"A branch named {taken} exists in {git.repo}, so git cannot create the branch {name} "
                 f"beside it (a name cannot be both a branch and a folder of branches).",
-                f"{new_name}"
-                + (
-                    f", or pass --branch-prefix (for example `{taken}-autofix/`)."
-                    if name.startswith(prefix)
-                    else "."
-                ),
+                f"Pass a branch name outside `{taken}/` with --branch"
+                + (", or another --branch-prefix (such as `autofix/`)." if name.startswith(prefix) else "."),
             )
     if git.out("for-each-ref", "--count=1", "--format=%(refname:short)", f"refs/heads/{name}/"):
         raise UserError(
