@@ -117,7 +117,7 @@ def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
     result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, home=tmp_path / "home")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # partial: the test still fails
     project = tmp_path / "d" / "statskit"
     assert git(project, "show", "ci-autofix/demo:statskit.py").startswith(
         "def total(values):\n    return sum(values)"
@@ -149,7 +149,7 @@ def test_demo_fixes_the_formatting_without_a_key(tmp_path: Path) -> None:
     reproducing = result.stderr[result.stderr.index("reproducing the failure") :]
     started = [
         "  running python -m venv ",
-        "  running python --version",
+        "  running pip install -e .",
         "  running ruff format --check .\n",
         "  running python -m unittest -v\n",
         "  ruff format --check .: exit 1",
@@ -176,7 +176,7 @@ def test_the_demo_commit_is_by_your_global_identity(tmp_path: Path) -> None:
     home.mkdir()
     (home / ".gitconfig").write_text("[user]\n\tname = Sam Demo\n\temail = sam@example.invalid\n")
     result = cli("demo", "--dir", str(tmp_path / "d"), cwd=tmp_path, home=home)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # partial without a key
     project = tmp_path / "d" / "statskit"
     by = git(project, "log", "-2", "--format=%an <%ae>", "ci-autofix/demo").splitlines()
     assert by == ["Sam Demo <sam@example.invalid>", BOT]  # the fix is yours; the sample's commit the bot's

@@ -97,3 +97,16 @@ def test_outside_actions_there_are_no_workflow_commands() -> None:
     runner.warning(f"careful {TOKEN}")
     runner.annotate([Failure(tool="mypy", kind="type", message="bad", file="a.py", line=2)])
     assert stream.getvalue() == "warning: careful [REDACTED]\na.py:2: bad\n"
+
+
+def test_a_local_runner_words_settings_as_flags() -> None:
+    """The ladder words a setting as the Action's input; a local command's runner names its flag."""
+    from ci_autofix.flows.halts import local_words
+
+    out = io.StringIO()
+    runner = Runner(in_actions=False, stream=out, words=local_words)
+    runner.info("set `test-command` to it to have the fix verified")
+    runner.warning("the `fixers` input names 'x'")
+    assert out.getvalue() == (
+        "set `--test-command` to it to have the fix verified\nwarning: the `--fixers` flag names 'x'\n"
+    )

@@ -117,7 +117,7 @@ def test_unknown_fixers_fail_at_startup(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("INPUT_FIXERS", "ruff-format, prettyfier")
     with pytest.raises(UserError) as err:
         load()
-    assert "input `fixers`" in err.value.cause and "prettyfier" in err.value.cause
+    assert "`fixers` input" in err.value.cause and "prettyfier" in err.value.cause
 
 
 def test_a_long_bad_value_is_shortened(monkeypatch: pytest.MonkeyPatch) -> None:

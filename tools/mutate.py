@@ -40,6 +40,9 @@ TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
 COPY = ("tests/security/test_submodules.py", "tests/ladder/test_workarea.py")
+CLI_CHECK_DIFF = ("tests/cli/test_check_diff.py",)
+CLI_DEMO = ("tests/cli/test_demo.py",)
+CLI_FIX = ("tests/cli/test_fix.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -700,6 +703,41 @@ MUTATIONS = [
         '_GLOBAL_CONFIG = """\\\n[core]',
         '_GLOBAL_CONFIG = """\\\n[safe]\n\tdirectory = *\n[core]',
         COPY,
+    ),
+    Mutation(
+        "cli-empty-diff-checked",
+        "cli/check_diff.py",
+        "        if not data.strip():\n            raise _empty(args.diff)",
+        "        if not data:\n            raise _empty(args.diff)",
+        CLI_CHECK_DIFF,
+    ),
+    Mutation(
+        "cli-demo-writes-into-a-full-dir",
+        "cli/demo.py",
+        "        if any(workdir.iterdir()):",
+        "        if False:",
+        CLI_DEMO,
+    ),
+    Mutation(
+        "cli-fix-read-only-checkout-not-checked",
+        "flows/local.py",
+        "    writable(git)\n",
+        "",
+        CLI_FIX,
+    ),
+    Mutation(
+        "cli-fix-current-branch-may-be-named",
+        "flows/local.py",
+        "    if name == current:",
+        "    if False:",
+        CLI_FIX,
+    ),
+    Mutation(
+        "cli-prices-checked-late",
+        "cli/io.py",
+        "    try:\n        price_table()\n    except UserError",
+        "    try:\n        pass\n    except UserError",
+        CLI_FIX,
     ),
 ]
 

@@ -19,7 +19,7 @@ import secrets
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -82,8 +82,11 @@ class Runner:
         output_path: Path | None = None,
         summary_path: Path | None = None,
         stream: TextIO | None = None,
+        words: Callable[[str], str] | None = None,
     ) -> None:
+        """`words` rewords each message for where we run (a local command names flags, not inputs)."""
         self.in_actions = in_actions
+        self.words = words or (lambda text: text)
         self.output_path = output_path
         self.summary_path = summary_path
         self.stream = stream or sys.stdout
@@ -125,21 +128,21 @@ class Runner:
         self._emit(f"::{token}::")
 
     def info(self, message: str) -> None:
-        self._text(message)
+        self._text(self.words(message))
 
     def stage(self, name: str) -> None:
         elapsed = time.monotonic() - self._started
         self._text(f"[{elapsed:6.1f}s] {name}")
 
     def warning(self, message: str) -> None:
-        text = self.clean(message)
+        text = self.clean(self.words(message))
         if self.in_actions:
             self._emit(f"::warning::{escape_data(text)}")
         else:
             self._text(f"warning: {text}")
 
     def error(self, message: str) -> None:
-        text = self.clean(message)
+        text = self.clean(self.words(message))
         if self.in_actions:
             self._emit(f"::error::{escape_data(text)}")
         else:

@@ -9,6 +9,9 @@ its flags as keyword arguments, which win over the environment.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,6 +25,36 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 Mode = Literal["auto", "propose", "apply", "review"]
 Provider = Literal["anthropic", "bedrock", "vertex"]
 StrList = Annotated[list[str], NoDecode]
+
+# Settings a local `fix` run takes as flags (tokens never: they come from the environment).
+LOCAL_FLAGS = (
+    "fixers",
+    "setup_command",
+    "test_command",
+    "protected_paths",
+    "max_changed_lines",
+    "max_files",
+    "allow_shell",
+    "provider",
+    "model",
+    "max_turns",
+    "max_cost_usd",
+    "max_minutes",
+    "command_timeout",
+    "max_log_tokens",
+    "require_verified",
+    "branch_prefix",
+)
+
+
+@dataclass(frozen=True)
+class Local:
+    """Where a run that is not the Action reads its settings: a local command (`fix`), which takes
+    `flags` on its command line. Its messages name a setting by its flag (`--max-minutes`), where
+    the Action's name the input under `with:` (`max-minutes`)."""
+
+    command: str
+    flags: Sequence[str] = ()
 
 
 def _input_aliases(field_name: str) -> AliasChoices:
@@ -263,12 +296,14 @@ def _is_runner_field(field: Any) -> bool:
     )
 
 
-def load_settings(**overrides: Any) -> Settings:
-    """Read the settings, turning validation errors into messages that name the input."""
+def load_settings(local: Local | None = None, **overrides: Any) -> Settings:
+    """Read the settings. Errors name the input under `with:` when run as the Action, the flag or
+    the environment variable when run by a `local` command. (What only a stage can check, such as
+    the fixers' names and the price table, `cli.io.load` checks next, before any work.)"""
     try:
         return Settings(**{name: value for name, value in overrides.items() if value is not None})
     except ValidationError as exc:
-        raise UserError(*_describe(exc)) from None
+        raise UserError(*_describe(exc, local)) from None
 
 
 def _first_alias(name: str) -> str:
@@ -281,7 +316,7 @@ def _first_alias(name: str) -> str:
     return str(_input_aliases(name).choices[0])
 
 
-def _describe(exc: ValidationError) -> tuple[str, str]:
+def _describe(exc: ValidationError, local: Local | None) -> tuple[str, str]:
     problems = []
     for error in exc.errors():
         where = str(error["loc"][0]) if error["loc"] else "?"
@@ -290,13 +325,38 @@ def _describe(exc: ValidationError) -> tuple[str, str]:
         secret = any(word in name for word in ("token", "key"))
         value = repr(error.get("input"))
         shown = "" if secret else f" (got {value[:60] + '…' if len(value) > 60 else value})"
-        if where.startswith("INPUT_") or name in Settings.input_names():
-            problems.append(f"input `{name}`{shown}: {error['msg']}")
-        else:
-            problems.append(f"{where}{shown}: {error['msg']}")
+        said = error["msg"] if local is None else flag_words(error["msg"])
+        if not (where.startswith("INPUT_") or name in Settings.input_names()):
+            problems.append(f"{where}{shown}: {said}")
+        elif local is None:
+            problems.append(f"input `{name}`{shown}: {said}")
+        elif name.replace("-", "_") in local.flags:
+            problems.append(f"flag `--{name}`{shown}: {said}")
+        else:  # a local command reads the other inputs from the environment only
+            problems.append(f"environment variable {where}{shown}: {said}")
     cause = "Invalid configuration: " + "; ".join(problems)
-    remedy = (
-        "Correct the value under `with:` in your workflow (or the matching command-line flag); "
-        "the README's inputs table lists each input's accepted values."
-    )
+    if local is None:
+        remedy = (
+            "Correct the value under `with:` in your workflow; the README's inputs table lists each "
+            "input's accepted values."
+        )
+    else:
+        fix = "Correct the value" + (
+            ", or unset the environment variable"
+            if any("environment variable" in p for p in problems)
+            else ""
+        )
+        remedy = (
+            f"{fix}; `ci-autofix {local.command} --help` lists each flag's accepted values "
+            "(the README's inputs table too: each flag is the input of the same name)."
+        )
     return cause, remedy
+
+
+def flag_words(text: str) -> str:
+    """`text` as a local run reads it: each setting it names as the Action's input (`max-turns`, "the
+    `fixers` input", `provider: anthropic`) named as the local flag (`--max-turns`, "the `--fixers`
+    flag", `--provider anthropic`)."""
+    names = "|".join(re.escape(name.replace("_", "-")) for name in LOCAL_FLAGS)
+    text = re.sub(rf"`({names}): ([^`\n]+)`", r"`--\1 \2`", text)  # `provider: anthropic`, as in `with:`
+    return re.sub(rf"`({names})`( input)?", lambda m: f"`--{m[1]}`" + (" flag" if m[2] else ""), text)

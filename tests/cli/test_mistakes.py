@@ -74,7 +74,7 @@ def test_fix_refuses_an_existing_branch_before_any_work(tmp_path: Path) -> None:
     git(repo, "branch", "taken")  # at HEAD: the fix's commit would fast-forward it
     result = ci_autofix("fix", str(log), "--repo", str(repo), "--branch", "taken", cwd=tmp_path)
     assert_told(result, 2, "A branch named taken already exists")
-    assert "git -C" in result.stderr and "branch -D taken" in result.stderr
+    assert "--branch" in result.stderr and "branch -D" not in result.stderr  # a branch of yours is kept
     assert "triage" not in result.stderr  # refused before any stage ran
     assert git(repo, "rev-parse", "taken") == head
 
@@ -221,8 +221,26 @@ def test_check_diff_markdown_on_its_own_does_not_speak_of_a_push(tmp_path: Path)
 @pytest.mark.parametrize(
     ("command", "codes"),
     [
-        ("fix", ["0 the fix is committed", "2 a wrong argument or input", "3 halted without a fix", "130"]),
-        ("demo", ["0 the sample's fix is committed", "2 a wrong argument", "3 halted without a fix", "130"]),
+        (
+            "fix",
+            [
+                "0 the fix is committed",
+                "1 a partial fix",
+                "2 a wrong argument or input",
+                "3 halted without a fix",
+                "130",
+            ],
+        ),
+        (
+            "demo",
+            [
+                "0 the sample's fix is committed",
+                "1 a partial fix",
+                "2 a wrong argument",
+                "3 halted without a fix",
+                "130",
+            ],
+        ),
         ("triage", ["0 the excerpt", "2 a wrong argument, or the log is missing, empty or not text", "130"]),
         ("check-diff", ["0 clean, 1 flagged, 2 blocked", "3 the diff cannot be read", "130"]),
     ],

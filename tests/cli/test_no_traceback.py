@@ -28,7 +28,7 @@ from ci_autofix import cli
 TRACEBACK = "Traceback (most recent call last)"
 BIN = Path(sys.executable).parent
 # The exit codes each command's --help documents (argparse's usage errors are 2, --help is 0).
-EXIT_CODES = {"fix": {0, 2, 3}, "demo": {0, 2, 3}, "triage": {0, 2}, "check-diff": {0, 1, 2, 3}}
+EXIT_CODES = {"fix": {0, 1, 2, 3}, "demo": {0, 1, 2, 3}, "triage": {0, 2}, "check-diff": {0, 1, 2, 3}}
 
 LOG_LINES = [
     "2024-01-01T00:00:00.0000000Z ##[group]Run python -m pytest -q",

@@ -104,8 +104,10 @@ def test_text_that_is_no_diff_is_blocked() -> None:
     assert check_diff(stdin=b"hello, this is not a diff\n").returncode == 2
 
 
-def test_empty_diff_is_clean() -> None:
-    assert check_diff(stdin=b"").returncode == 0
+def test_empty_diff_is_no_input_not_clean() -> None:
+    result = check_diff(stdin=b"")
+    assert result.returncode == 3
+    assert "is empty" in result.stderr and result.stdout == ""
 
 
 def test_missing_file_exits_3_with_cause_and_remedy(tmp_path: Path) -> None:
@@ -130,4 +132,6 @@ def test_invalid_utf8_and_crlf_diff_is_read_as_bytes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
 def test_every_format_prints_something_for_a_clean_diff(fmt: str) -> None:
-    assert check_diff("--format", fmt, stdin=b"").stdout.strip()
+    clean = b"diff --git a/t.txt b/t.txt\n--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    result = check_diff("--format", fmt, stdin=clean)
+    assert result.returncode == 0 and result.stdout.strip()

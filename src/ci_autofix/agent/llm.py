@@ -145,6 +145,27 @@ def _said(exc: Any) -> str:
     return redact(str(message))[:300]
 
 
+def check_provider(settings: Settings) -> None:
+    """Raise the `UserError` that building the client for `settings.provider` would raise for its
+    environment (a missing extra, the Vertex region), without importing the SDK: a run that may
+    call the agent checks it at start-up, before any work."""
+    provider = settings.provider
+    if (
+        provider == "bedrock"
+        and not _installed("botocore")
+        and not os.environ.get("AWS_BEARER_TOKEN_BEDROCK")
+    ):
+        raise _missing_extra(provider)
+    if provider == "vertex":
+        if not _installed("google.auth"):
+            raise _missing_extra(provider)
+        if not os.environ.get("CLOUD_ML_REGION"):
+            raise UserError(
+                "The `vertex` provider needs the Google Cloud region.",
+                "Set `CLOUD_ML_REGION` (and `ANTHROPIC_VERTEX_PROJECT_ID`) in the step's `env:`.",
+            )
+
+
 def _missing_extra(provider: str) -> UserError:
     extra = {"bedrock": "anthropic[bedrock]", "vertex": "anthropic[vertex]"}.get(provider, "anthropic")
     return UserError(
@@ -205,19 +226,12 @@ def build_client(
             api_key=settings.anthropic_api_key.get_secret_value(), base_url=url, **common
         )
     elif provider == "bedrock":
-        if not _installed("botocore") and not os.environ.get("AWS_BEARER_TOKEN_BEDROCK"):
-            raise _missing_extra(provider)
+        check_provider(settings)
         region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
         client = anthropic.AnthropicBedrock(aws_region=region, base_url=base_url, **common)
     elif provider == "vertex":
-        if not _installed("google.auth"):
-            raise _missing_extra(provider)
-        region = os.environ.get("CLOUD_ML_REGION")
-        if not region:
-            raise UserError(
-                "The `vertex` provider needs the Google Cloud region.",
-                "Set `CLOUD_ML_REGION` (and `ANTHROPIC_VERTEX_PROJECT_ID`) in the step's `env:`.",
-            )
+        check_provider(settings)
+        region = os.environ["CLOUD_ML_REGION"]
         if project := os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID"):
             common["project_id"] = project
         client = anthropic.AnthropicVertex(region=region, base_url=base_url, **common)

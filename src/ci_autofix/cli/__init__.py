@@ -32,7 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_action()
     parser = build_parser(args[0])
     try:
-        ns = parser.parse_args(args)
+        ns, unknown = parser.parse_known_args(args)
+        if unknown:  # said by the command's own parser, so the usage shown is the command's
+            command_parser: argparse.ArgumentParser = getattr(ns, "command_parser", parser)
+            command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         if not getattr(ns, "handler", None):
             parser.print_help()
             return EXIT_USAGE
@@ -40,13 +43,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe is found here, not at exit
         return result
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from ci_autofix.flows.halts import local_words
+
+        print(f"error: {local_words(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `ci-autofix triage LOG | head`: the reader has what it wanted
         _discard_stdout()
         return 0
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        from ci_autofix.git import GitError  # imported here: `--help` does not wait for it
+
+        if not isinstance(exc, GitError):
+            raise
+        # checked for up front where we can: the repository changed since, or git itself broke
+        print(
+            f"error: {exc}\n  What to do: Check that the repository is intact (`git fsck`) and that you can "
+            "read and write it, then run the command again; if both hold, please report this message as a bug.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
 
 
 def _not_in_actions() -> UserError:
@@ -83,7 +100,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "check-diff",
-        "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 unreadable).",
+        "Check a unified diff against the patch policy (exit 0 clean, 1 flagged, 2 blocked, 3 no diff: "
+        "unreadable or empty).",
         "ci_autofix.cli.check_diff",
     ),
     ("demo", "Create a small project with a real failing check and run `fix` on it.", "ci_autofix.cli.demo"),
@@ -105,5 +123,5 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             module = importlib.import_module(module_name)
             sp.epilog = module.EPILOG
             module.add_arguments(sp)
-            sp.set_defaults(handler=module.run)
+            sp.set_defaults(handler=module.run, command_parser=sp)
     return parser

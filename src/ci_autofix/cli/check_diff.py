@@ -1,7 +1,9 @@
 """`ci-autofix check-diff [FILE|-]`: the patch policy as a standalone check on any unified diff.
 
-Exit codes: 0 clean, 1 flagged, 2 blocked, 3 when the diff cannot be read (a missing file, a
-directory, no input). Argument errors found by argparse exit 2 as argparse always does, before
+Exit codes: 0 clean, 1 flagged, 2 blocked, 3 when there is no diff to check (a missing file, a
+directory, an empty or blank input). An empty diff is never "clean": it is what `git diff` pipes
+on when it failed (a mistyped ref) or compared two identical trees, and in neither case was
+anything checked. Argument errors found by argparse exit 2 as argparse always does, before
 `run` is reached; use `--format json` and read `status` when the distinction matters.
 """
 
@@ -19,7 +21,8 @@ EXIT_CODES = {"clean": 0, "flagged": 1, "blocked": 2}
 EXIT_ERROR = 3
 EPILOG = (
     "exit codes: 0 clean, 1 flagged, 2 blocked (or a wrong argument, as argparse reports it), "
-    "3 the diff cannot be read (a missing file, a directory, no input); 130 interrupted."
+    "3 the diff cannot be read or is empty (a missing file, a directory, no input, only blank lines); "
+    "130 interrupted."
 )
 # The verdict's Markdown heads a fix's PR body; standalone no fix exists, so the head is this.
 _STANDALONE_HEAD = {
@@ -69,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     """Check the diff and print the verdict; the exit code is the status (see the module docstring)."""
     try:
         data = _read(args.diff)
+        if not data.strip():
+            raise _empty(args.diff)
     except UserError as exc:
         print(f"ci-autofix check-diff: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -93,6 +98,16 @@ def _markdown(verdict: Verdict) -> str:
 
 def _read(source: str) -> bytes:
     return read_input(source, what="diff", example="git diff | ci-autofix check-diff -")
+
+
+def _empty(source: str) -> UserError:
+    name = "on standard input" if source == "-" else source
+    return UserError(
+        f"The diff {name} is empty: there is nothing to check.",
+        "If it came from `git diff A...B`, run that command alone and read its error: a mistyped or "
+        "unfetched ref (`git fetch origin`, then `git rev-parse A B`) prints nothing on stdout, and so does "
+        "a range without changes. Pass the file or pipe of a diff that has changes.",
+    )
 
 
 def _positive(value: str) -> int:

@@ -4,7 +4,9 @@ The project has a formatting error (which `ruff format --check` reports) and a b
 unit test catches. The checks really run; their output is laid out as a GitHub Actions job
 log; then `fix` runs on it. Without a model key the deterministic fixer repairs the
 formatting and the report says what the agent would need for the test; with
-`ANTHROPIC_API_KEY` set the agent fixes the bug too. Nothing else needs the network.
+`ANTHROPIC_API_KEY` set the agent fixes the bug too. Verification installs the sample as `fix`
+installs any project by default (`pip install -e .`, which fetches setuptools from the package
+index); ruff is fetched too when it is not installed beside ci-autofix.
 """
 
 from __future__ import annotations
@@ -22,16 +24,24 @@ from ci_autofix.cli.fix import print_report
 from ci_autofix.cli.io import load
 from ci_autofix.errors import Halt, UserError
 from ci_autofix.fixers.install import Installer, Unavailable
-from ci_autofix.flows.halts import ended_locally
+from ci_autofix.flows.halts import ended_locally, local_words
 from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner
+from ci_autofix.settings import Local
 
 FILES = {
     "pyproject.toml": """\
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
         [project]
         name = "statskit"
         version = "0.1.0"
+
+        [tool.setuptools]
+        py-modules = ["statskit"]
 
         [tool.ruff]
         line-length = 100
@@ -75,11 +85,11 @@ WORKFLOW = (
         ]
     ),
 )
-SETUP = "python --version"
-
 EPILOG = (
-    "exit codes: 0 the sample's fix is committed on its side branch; 2 a wrong argument (the message "
-    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
+    "exit codes: 0 the sample's fix is committed on its side branch and verified (with a model key); "
+    "1 a partial fix is committed: the formatting is fixed and the test still fails (without a model key, "
+    "the expected ending); 2 a wrong argument (the message says what to do); 3 halted without a fix (the "
+    "reason is printed); 130 interrupted."
 )
 
 
@@ -94,16 +104,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runner = Runner(in_actions=False, stream=sys.stderr)
+    runner = Runner(in_actions=False, stream=sys.stderr, words=local_words)
     _tools_on_path()
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="ci-autofix-demo-"))
+    make_directory(workdir)
     root = workdir / "statskit"
-    make_directory(root)
-    # The sample has no dependencies, so verification needs no install (and no network).
-    settings = load(setup_command=SETUP)
+    # The sample is set up as `fix` sets up any project by default (`pip install -e .`): the report
+    # shows that command, and `fix` run by hand on the sample verifies the same way.
+    settings = load(Local("demo"))
     runner.mask(settings.secrets())
     runner.stage(f"creating the sample project in {root}")
     create_project(root)
+    runner.info(f"  its setup, as `fix` sets up any Python project by default: {_setup(root)}")
     runner.stage("running its checks to produce a CI log")
     _ruff_on_path(workdir / "tools")
     log = job_log(root, CHECKS)
@@ -113,13 +125,22 @@ def run(args: argparse.Namespace) -> int:
         proposal, branch = fix(root, log, settings, runner, branch="ci-autofix/demo")
     except Halt as halt:
         return ended_locally(halt, runner)
-    print_report(proposal, branch, runner, root)
+    code = print_report(proposal, branch, runner, root)
     if settings.anthropic_api_key is None:
         print(
-            "\nThe formatting was fixed without a model. The failing test (`mean` uses integer division) needs "
-            "the agent: set ANTHROPIC_API_KEY and run `ci-autofix demo` again to see it fixed too."
+            "\nThe formatting was fixed without a model, so the fix is partial. The failing test (`mean` uses "
+            "integer division) needs the agent: set ANTHROPIC_API_KEY and run `ci-autofix demo` again to see it "
+            "fixed too."
         )
-    return 0
+    return code
+
+
+def _setup(root: Path) -> str:
+    """The command that installs the sample before its checks are re-run: the default setup."""
+    from ci_autofix.ladder.environment import default_setup, shown_setup
+
+    argv = default_setup(root, Path("python"))
+    return shown_setup(argv) if argv else "none (nothing to install)"
 
 
 def _tools_on_path() -> None:
@@ -142,17 +163,23 @@ def _ruff_on_path(tools_dir: Path) -> None:
     os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + str(ruff.executable.parent)
 
 
-def make_directory(root: Path) -> None:
-    """Create `root` (and its parents) for the sample, or say why it cannot be done."""
+def make_directory(workdir: Path) -> None:
+    """Create `workdir` (and its parents) for the sample and its log, or say why it cannot be done:
+    a directory that holds anything is refused, so nothing of yours is ever overwritten."""
     remedy = "Pass a new or empty directory you can write to with --dir, or leave --dir out to use a temporary one."
-    for parent in (root, *root.parents):
+    for parent in (workdir, *workdir.parents):
         if parent.exists() and not parent.is_dir():
             raise UserError(f"{parent} is a file, not a directory.", remedy)
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        workdir.mkdir(parents=True, exist_ok=True)
+        if any(workdir.iterdir()):
+            raise UserError(
+                f"{workdir} is not empty: the demo writes its sample and log only into an empty one.", remedy
+            )
+        (workdir / "statskit").mkdir()
     except OSError as exc:
         raise UserError(
-            f"Cannot create the sample project in {root}: {exc.strerror or exc}.", remedy
+            f"Cannot create the sample project in {workdir / 'statskit'}: {exc.strerror or exc}.", remedy
         ) from None
 
 

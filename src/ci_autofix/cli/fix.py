@@ -14,19 +14,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ci_autofix.cli.flags import add_settings_arguments, settings_overrides
+from ci_autofix.cli.flags import FIX_FLAGS, add_settings_arguments, settings_overrides
 from ci_autofix.cli.io import load, log_file
 from ci_autofix.errors import Halt
 from ci_autofix.flows.halts import ended_locally, local_words
 from ci_autofix.flows.local import fix
 from ci_autofix.runner import Runner
+from ci_autofix.settings import Local
 
 if TYPE_CHECKING:
     from ci_autofix.ladder.run import Proposal
 
+EXIT_PARTIAL = 1  # a fix is committed, but a failing check still fails after it
 EPILOG = (
-    "exit codes: 0 the fix is committed on the side branch; 2 a wrong argument or input (the message "
-    "says what to do); 3 halted without a fix (the reason is printed); 130 interrupted."
+    "exit codes: 0 the fix is committed on the side branch (verified, or not verifiable here: the report "
+    "says which); 1 a partial fix is committed: it settles part of the failure, and a failing check still "
+    "fails after it (the report says which); 2 a wrong argument or input (the message says what to do); "
+    "3 halted without a fix (the reason is printed); 130 interrupted."
 )
 
 
@@ -56,8 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = load(**settings_overrides(args))
-    runner = Runner(in_actions=False, stream=sys.stderr)
+    settings = load(Local("fix", FIX_FLAGS), **settings_overrides(args))
+    from ci_autofix.agent.llm import check_provider
+
+    check_provider(settings)  # the agent may run: its provider's environment is checked before any work
+    runner = Runner(in_actions=False, stream=sys.stderr, words=local_words)
     runner.mask(settings.secrets())
     from ci_autofix.secret_env import withdraw
 
@@ -67,15 +74,24 @@ def run(args: argparse.Namespace) -> int:
             proposal, branch = fix(args.repo, log, settings, runner, branch=args.branch)
     except Halt as halt:
         return ended_locally(halt, runner)
-    print_report(proposal, branch, runner, args.repo)
-    return 0
+    return print_report(proposal, branch, runner, args.repo)
 
 
-def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> None:
+def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) -> int:
+    """Print what the fix is, how it was verified and what the policy says; the exit code: 0 for a
+    fix, `EXIT_PARTIAL` for one after which a failing check still fails."""
     from ci_autofix.markdown import fence
 
     out = sys.stdout
-    print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)
+    partial = proposal.verification is not None and proposal.verification.outcome == "failed"
+    if partial:
+        print(
+            f"\nA partial fix is commit {proposal.fix_sha[:12]} on the local branch {branch}: it settles part "
+            "of the failure, and a failing check still fails after it (see Verification).",
+            file=out,
+        )
+    else:
+        print(f"\nThe fix is commit {proposal.fix_sha[:12]} on the local branch {branch}.", file=out)
     for run in proposal.fixers:
         if run.changed_files:
             print(f"  {run.name} {run.version or ''}: {', '.join(run.changed_files)}", file=out)
@@ -88,7 +104,18 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
     for note in proposal.notes:
         print(f"  note: {local_words(note)}", file=out)
     if proposal.verification is not None:
-        print(f"\nVerification: {proposal.verification.outcome} ({proposal.verification.reason})", file=out)
+        print(
+            f"\nVerification: {proposal.verification.outcome} ({local_words(proposal.verification.reason)})",
+            file=out,
+        )
+        if (setup := proposal.verification.setup) is not None:  # what prepared the environment, shown
+            print(f"  setup: {setup.command}: {setup.describe()}", file=out)
+            if not setup.ok:
+                print(fence(runner.clean(setup.tail), "text"), file=out)
+                print(
+                    "  If your CI prepares the environment another way, pass its command with --setup-command.",
+                    file=out,
+                )
         for pair in proposal.verification.evidence:  # which check the fix settles, and which still fails
             failed_before = pair.before is not None and not pair.before.ok
             state = {
@@ -118,3 +145,4 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
         f"`git merge --ff-only {branch}` or `git cherry-pick {branch}` in that repository.",
         file=out,
     )
+    return EXIT_PARTIAL if partial else 0

@@ -8,27 +8,10 @@ import types
 from collections.abc import Sequence
 from typing import Any, Literal, get_args, get_origin
 
-from ci_autofix.settings import Settings
+from ci_autofix.settings import LOCAL_FLAGS, Settings, flag_words
 
 # Settings a local `fix` run takes as flags (tokens never: they come from the environment).
-FIX_FLAGS = (
-    "fixers",
-    "setup_command",
-    "test_command",
-    "protected_paths",
-    "max_changed_lines",
-    "max_files",
-    "allow_shell",
-    "provider",
-    "model",
-    "max_turns",
-    "max_cost_usd",
-    "max_minutes",
-    "command_timeout",
-    "max_log_tokens",
-    "require_verified",
-    "branch_prefix",
-)
+FIX_FLAGS = LOCAL_FLAGS
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser, names: Sequence[str] = FIX_FLAGS) -> None:
@@ -38,7 +21,7 @@ def add_settings_arguments(parser: argparse.ArgumentParser, names: Sequence[str]
         field = Settings.model_fields[name]
         flag = "--" + name.replace("_", "-")
         kind, choices = _flag_type(field.annotation)
-        help_text = (field.description or "").replace("%", "%%") + f" (default: {_default(field)})"
+        help_text = flag_words(field.description or "").replace("%", "%%") + f" (default: {_default(field)})"
         if kind is bool:
             group.add_argument(
                 flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text

@@ -16,19 +16,29 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ci_autofix.errors import UserError
-from ci_autofix.settings import Settings, load_settings
+from ci_autofix.settings import Local, Settings, flag_words, load_settings
 
 
-def load(**overrides: Any) -> Settings:
-    """The settings, read and checked before any work is done: their own validation, then the
-    values only a stage knows (the names of the fixers)."""
+def load(local: Local | None = None, **overrides: Any) -> Settings:
+    """The settings, read and checked before any work is done: their own validation, then what only
+    a stage knows (the names of the fixers, the price table in `CI_AUTOFIX_PRICES`), so a bad value
+    is reported at once. `local`: the local command reading them (its messages name flags)."""
+    from ci_autofix.agent.pricing import PRICES_ENV, price_table
     from ci_autofix.fixers.plan import parse_requested
 
-    settings = load_settings(**overrides)
+    settings = load_settings(local, **overrides)
     try:
         parse_requested(settings.fixers)
+    except UserError as exc:  # it names the `fixers` input: the flag, locally
+        if local is None:
+            raise
+        help_line = f"`ci-autofix {local.command} --help` lists each flag's accepted values."
+        raise UserError(flag_words(exc.cause), f"{flag_words(exc.remedy)} {help_line}") from None
+    try:
+        price_table()
     except UserError as exc:
-        raise UserError(f"The input `fixers` is not usable: {exc.cause}", exc.remedy) from None
+        where = "the step's `env:`" if local is None else "your environment (or unset it)"
+        raise UserError(exc.cause, f"Correct {PRICES_ENV} in {where}. {exc.remedy}") from None
     return settings
 
 

@@ -30,10 +30,18 @@ def ended_locally(halt: Halt, runner: Runner) -> int:
 
 def local_words(text: str) -> str:
     """The ladder's text as a local run reads it: the model key is an environment variable here,
-    not the Action's input."""
+    not the Action's input, and the other settings are flags (`settings.flag_words`)."""
     from ci_autofix.agent.llm import KEY_INPUT
+    from ci_autofix.settings import flag_words
 
-    return text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")
+    text = text.replace(KEY_INPUT, "ANTHROPIC_API_KEY environment variable")
+    for action, local in (
+        ("to the step's `with:`", "to your environment"),
+        ("the step's `env:`", "your environment"),
+        ("Build an image with", "Install it with"),
+    ):
+        text = text.replace(action, local)
+    return flag_words(text)
 
 
 def keep_work(work: Kept, runner_temp: Path | None, runner: Runner, name: str) -> dict[str, str]:

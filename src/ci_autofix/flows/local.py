@@ -8,6 +8,7 @@ environment and a throw-away HOME.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,8 +39,12 @@ def fix(
     git, head = checkout(repo)
     current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
     name = new_branch(
-        git, branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}"
+        git,
+        branch or f"{settings.branch_prefix}{current}/local-{time.strftime('%Y%m%d-%H%M%S')}",
+        current=current,
+        prefix=settings.branch_prefix,
     )
+    writable(git)
     if git.is_dirty():
         runner.warning(
             "Your working tree has uncommitted changes; the fix is made against HEAD without them."
@@ -133,7 +138,13 @@ def _ladder(
                 message=f"{halt.message}\nThe attempt's change is kept on the local branch {name}; it is not a "
                 f"fix: look at it with `git -C {repo} show {name}`.",
             ) from None
-        _fetch(git, area, proposal.fix_sha, name)
+        try:
+            _fetch(git, area, proposal.fix_sha, name)
+        except GitError as exc:  # checked writable at the start: something changed since
+            raise UserError(
+                f"Cannot write the fix branch {name} into {repo}: {str(exc).splitlines()[-1]}",
+                "Check that you can write the repository's `.git` directory, and run `ci-autofix fix` again.",
+            ) from None
     return proposal
 
 
@@ -204,23 +215,77 @@ def checkout(repo: Path) -> tuple[Git, str]:
     if not repo.is_dir():
         raise UserError(f"{repo} is a file, not a repository directory.", remedy)
     git = Git(repo)
+    if not git.run("rev-parse", "--git-dir", check=False).ok:
+        raise UserError(
+            f"{repo} is not a git repository (nor inside one).",
+            remedy + " The fix is made against the commit the log came from, so it needs its checkout "
+            "(`git clone` it if you have none).",
+        )
     try:
         return git, git.rev_parse("HEAD")
     except GitError:
-        raise UserError(f"{repo} is not a git checkout with a commit.", remedy) from None
+        raise UserError(
+            f"The repository {repo} has no commit yet: a fix is made against a commit.",
+            "Commit your files first (`git add -A && git commit -m ...`), or pass the checkout the log came "
+            "from with --repo.",
+        ) from None
 
 
-def new_branch(git: Git, name: str) -> str:
-    """`name`, checked before any work: a valid branch name that does not exist yet in the checkout."""
+def new_branch(git: Git, name: str, *, current: str, prefix: str) -> str:
+    """`name`, checked before any work: a valid branch name that does not exist yet in the checkout.
+    Deleting a branch is advised only for an earlier fix's (under `prefix`), never for yours."""
     if not git.run("check-ref-format", "--branch", name, check=False).ok:
         raise UserError(
             f"`{name}` is not a valid git branch name.",
             "Pass a name such as `autofix/my-fix` with --branch (no spaces, `..`, `~`, `^`, `:` or "
             "trailing `.lock`; see `git help check-ref-format`).",
         )
+    new_name = "Pass a new branch name with --branch, or leave --branch out for a fresh one"
+    if name == current:
+        raise UserError(
+            f"{name} is the branch checked out in {git.repo}; the fix never moves an existing branch, it goes "
+            "on a new side branch that you merge when you have read it.",
+            f"{new_name} (`{prefix}{current}/local-<time>`).",
+        )
     if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False).ok:
+        earlier = (
+            f", or delete that earlier fix's branch first (`git -C {git.repo} branch -D {name}`)"
+            if name.startswith(prefix)
+            else ""
+        )
         raise UserError(
             f"A branch named {name} already exists in {git.repo}; the fix never moves an existing branch.",
-            f"Pass another name with --branch, or delete that branch first (`git -C {git.repo} branch -D {name}`).",
+            f"{new_name}{earlier}.",
+        )
+    # git keeps `a/b` as a file under the folder `a`: a branch cannot be both (`a` and `a/b`).
+    parts = name.split("/")
+    for taken in ["/".join(parts[:n]) for n in range(1, len(parts))]:
+        if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{taken}", check=False).ok:
+            raise UserError(
+                f"A branch named {taken} exists in {git.repo}, so git cannot create the branch {name} "
+                f"beside it (a name cannot be both a branch and a folder of branches).",
+                f"Pass a branch name outside `{taken}/` with --branch"
+                + (", or another --branch-prefix (such as `autofix/`)." if name.startswith(prefix) else "."),
+            )
+    if git.out("for-each-ref", "--count=1", "--format=%(refname:short)", f"refs/heads/{name}/"):
+        raise UserError(
+            f"Branches named {name}/... exist in {git.repo}, so git cannot create a branch named {name}.",
+            f"{new_name}.",
         )
     return name
+
+
+def writable(git: Git) -> None:
+    """Refuse, before any work, a checkout whose git directory cannot take the fix's branch: its
+    objects and its `refs/heads` (a read-only mount, another user's clone)."""
+    common = Path(git.out("rev-parse", "--path-format=absolute", "--git-common-dir"))
+    places = [common, common / "objects", common / "objects" / "pack", common / "refs" / "heads"]
+    blocked = [place for place in places if place.exists() and not os.access(place, os.W_OK)]
+    if blocked:
+        raise UserError(
+            f"Cannot write the fix branch into {common}: {blocked[0]} is not writable (a read-only "
+            "checkout, or another user's).",
+            "The fix becomes a new branch of this repository, which needs write access to its git "
+            f"directory: run as a user who can write it, or clone it where you can write (`git clone "
+            f"{git.repo} my-copy`) and pass that with --repo.",
+        )

@@ -74,6 +74,11 @@ def default_setup(root: Path, python: Path) -> list[str] | None:
     ]
 
 
+def shown_setup(argv: Sequence[str]) -> str:
+    """The default setup's pip command as the user reads it (`pip install -e .`)."""
+    return "pip install " + " ".join(argv[list(argv).index("--quiet") + 1 :])
+
+
 def _requirement_files(root: Path) -> list[Path]:
     found = [p for p in sorted(root.glob("*.txt")) if _REQUIREMENTS.match(p.name)]
     found += [p for p in sorted(root.glob("requirements/*.txt")) if re.search(r"test|dev", p.name)]
@@ -226,7 +231,7 @@ def _set_up(
     argv = default_setup(inner.root, bin_dir / "python")
     if argv is None:
         return None
-    shown = "pip install " + " ".join(argv[argv.index("--quiet") + 1 :])
+    shown = shown_setup(argv)
     on_start(shown)
     return Evidence.of(shown, inner.run(argv, timeout=timeout))
 
