@@ -659,6 +659,20 @@ MUTATIONS = [
         ("tests/triage/test_fixture_tools.py",),
     ),
     Mutation(
+        "eco-rspec-load-error-frame-unread",
+        "triage/parsers/rspec.py",
+        '            if line is None and frame.group("file").removeprefix("./") == spec:',
+        "            if False:",
+        ("tests/triage/test_fixture_tools.py",),
+    ),
+    Mutation(
+        "eco-testcount-rspec-outside-errors-complete",
+        "ladder/testcount.py",
+        "complete=not outside))",
+        "complete=True))",
+        ("tests/verify/test_testcount.py",),
+    ),
+    Mutation(
         "eco-minitest-error-frame-unread",
         "triage/parsers/minitest.py",
         '        if frame and file is None and frame.group("method") == method:',

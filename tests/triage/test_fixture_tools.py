@@ -270,6 +270,17 @@ CASES = [
         message='expected: "two-words"',
     ),
     Expect(
+        "rspec-load-error.txt",
+        "bundle exec rspec",
+        Category.TEST,
+        "rspec",
+        file="spec/slug_spec.rb",
+        line=2,
+        rule="load-error",
+        message="LoadError: cannot load such file -- /home/runner/work/demo/demo/lib/missing",
+        excerpt=("An error occurred while loading ./spec/slug_spec.rb.",),
+    ),
+    Expect(
         "minitest.txt",
         "bundle exec rake test",
         Category.TEST,

@@ -367,6 +367,11 @@ def rspec(work: Path) -> None:
     run(["rspec", "--no-color"], project, env, "rspec_after.txt")
     write(project, {"spec/slug_spec.rb": RSPEC_SPEC.replace("{IT}", "xit")})
     run(["rspec", "--no-color"], project, env, "rspec_after_skip.txt")
+    missing = RSPEC_SPEC.replace("{IT}", "it").replace(
+        "\n\nRSpec", '\nrequire_relative "../lib/missing"\n\nRSpec', 1
+    )
+    write(project, {"spec/slug_spec.rb": missing})
+    run(["rspec", "--no-color"], project, env, "rspec_load_error.txt")
 
 
 def minitest(work: Path) -> None:

@@ -84,4 +84,51 @@ def _rerun(view: LogView, i: int, desc: str) -> str | None:
     return None
 
 
-PARSERS = (Parser("rspec-block", HEADER_RE, _block),)
+LOAD_ERROR_RE = re.compile(r"^An error occurred while loading (?P<file>\S+?)\.?$")
+LOAD_END_RE = re.compile(r"^(?:No examples found\.|Finished in |\d+ examples?, |An error occurred )")
+
+
+def _load_error(view: LogView, i: int, match: re.Match[str]) -> Found:
+    """A spec file that does not load (like pytest's collection error): no example of it runs.
+
+    An error occurred while loading ./spec/slug_spec.rb.
+    Failure/Error: require_relative "../lib/missing"
+
+    LoadError:
+      cannot load such file -- /home/runner/work/demo/demo/lib/missing
+    # ./spec/slug_spec.rb:2:in `require_relative'
+    """
+    spec = match.group("file").removeprefix("./")
+    last, message, line = i, "", None
+    for j in range(i + 1, min(len(view), i + MAX_BLOCK_LINES)):
+        current = text(view, j).rstrip()
+        if LOAD_END_RE.match(current):
+            break
+        if not current:
+            continue
+        last = j
+        frame = FRAME_RE.match(current)
+        if frame:
+            if line is None and frame.group("file").removeprefix("./") == spec:
+                line = int(frame.group("line"))
+        elif current.startswith("Failure/Error:"):
+            continue
+        elif not message:
+            message = current.strip()
+        elif message.endswith(":") and line is None:
+            message = f"{message} {current.strip()}"
+    failure = Failure(
+        tool="rspec",
+        kind="test",
+        message=message or match.group(0),
+        file=spec,
+        line=line,
+        rule="load-error",
+    )
+    return Found(failure, i, last)
+
+
+PARSERS = (
+    Parser("rspec-block", HEADER_RE, _block),
+    Parser("rspec-load-error", LOAD_ERROR_RE, _load_error),
+)
