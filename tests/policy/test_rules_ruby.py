@@ -96,6 +96,11 @@ SPEC_CASES = [
     ("skip-in-string", spec('it "trims" do', 'it "trims, skip or not" do'), set()),
     ("skip-false", spec('  it "trims" do', '  it "trims", skip: false do'), set()),
     (
+        "let-named-pending",
+        spec('  it "trims" do', '  let(:pending) { Slug.of("b") }\n  let(:focus) { 1 }\n\n  it "trims" do'),
+        set(),
+    ),
+    (
         "expect-removed",
         spec('    expect(Slug.of("  a ")).to eq("a")\n', '    Slug.of("  a ")\n'),
         {"assertion-removed"},

@@ -49,9 +49,9 @@ _SKIP: dict[Language, dict[str, re.Pattern[str]]] = {
         # `skip`, `skip "why"`, `skip("why")` (RSpec and minitest), `pending`; not `def skip`,
         # `skip = 1`, `pending.each`, `skip?`
         "skip/pending": re.compile(r"(?<![\w.:@$])(?<!def )(?:skip|pending)\b(?![?!]|\s*(?:[=.]|:[^:]))"),
-        # `it "x", skip: true`, `:skip`, `:pending => "why"`
+        # `it "x", skip: true`, `it "x", :skip`, `:pending => "why"`; not `let(:pending)`
         "skip: metadata": re.compile(
-            r"(?<![\w:]):(?:skip|pending)\b|\b(?:skip|pending)\s*:(?!\s*(?::|false\b|nil\b))"
+            r",\s*:(?:skip|pending)\b|\b(?:skip|pending)\s*:(?!\s*(?::|false\b|nil\b))"
         ),
     },
     Language.JAVA: {
@@ -99,9 +99,9 @@ _ONLY: dict[Language, dict[str, re.Pattern[str]]] = {
         "fit/fdescribe/fcontext": re.compile(
             r"(?:(?<![\w.:])|(?<=RSpec\.))f(?:it|specify|example|describe|context|feature|scenario)\b"
         ),
-        # `it "x", focus: true`, `:focus`; minitest-focus's `focus` before a test
+        # `it "x", focus: true`, `describe X, :focus`; minitest-focus's `focus` before a test
         "focus: true": re.compile(
-            r"(?<![\w:]):focus\b|\bfocus\s*:\s*true\b|(?<![\w.:@$])(?<!def )focus\b(?![?!]|\s*(?:[=.(]|:[^:]))"
+            r",\s*:focus\b|\bfocus\s*:\s*true\b|(?<![\w.:@$])(?<!def )focus\b(?![?!]|\s*(?:[=.(]|:[^:]))"
         ),
     },
 }
