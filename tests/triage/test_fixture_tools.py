@@ -304,6 +304,17 @@ CASES = [
         message="NoMethodError: undefined method `strip' for nil:NilClass",
     ),
     Expect(
+        "minitest-spec.txt",
+        "bundle exec rake test",
+        Category.TEST,
+        "minitest",
+        file="test/slug_spec_test.rb",
+        line=7,
+        test_id="Slug::with titles#test_0001_lowers and dashes",
+        rule="Failure",
+        message='Expected: "hello-world"',
+    ),
+    Expect(
         "minitest-rails.txt",
         "bin/rails test",
         Category.TEST,

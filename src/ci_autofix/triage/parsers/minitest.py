@@ -27,7 +27,8 @@ from ci_autofix.triage.model import Failure
 from ci_autofix.triage.parsers.base import Found, Parser, text
 
 HEADER_RE = re.compile(r"^\s*(?:\d+\) )?(?P<rule>Failure|Error):$")
-TEST_RE = re.compile(r"^(?P<test>[\w:]+#\S+?)(?: \[(?P<file>[^\[\]\s]+\.rb):(?P<line>\d+)\])?:$")
+# `SlugTest#test_trims`; minitest/spec names hold spaces: `Slug::with titles#test_0001_lowers and dashes`
+TEST_RE = re.compile(r"^(?P<test>[^\s#][^#]*#.+?)(?: \[(?P<file>[^\[\]\s]+\.rb):(?P<line>\d+)\])?:$")
 FRAME_RE = re.compile(r"^\s*(?P<file>[^\s:]+\.rb):(?P<line>\d+):in [`'](?:\S+[#.])?(?P<method>\w+)'$")
 RAILS_RERUN_RE = re.compile(r"^(?P<cmd>(?:bin/)?rails test \S+:\d+)$")
 END_RE = re.compile(r"^\s*(?:(?:\d+\) )?(?:Failure|Error):$|\d+ runs, \d+ assertions|Finished in )")
