@@ -722,6 +722,13 @@ MUTATIONS = [
         ("tests/policy/test_rules_php_dotnet.py",),
     ),
     Mutation(
+        "eco-policy-dotnet-ignore-everywhere",
+        "policy/checks/markers.py",
+        "_SKIP_IN_TESTS.get(file.language, {}), code, file.test_hunks)",
+        "_SKIP_IN_TESTS.get(file.language, {}), code)",
+        ("tests/policy/test_rules_php_dotnet.py",),
+    ),
+    Mutation(
         "eco-policy-dotnet-assert-uncounted",
         "policy/checks/assertions.py",
         '|\\bAssert\\s*\\.\\s*\\w+\\s*\\("',

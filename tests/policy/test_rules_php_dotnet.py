@@ -120,3 +120,14 @@ def test_markers_in_code_that_is_not_a_test_pass(change: ChangeFn) -> None:
     after = before.replace("        return trim($t);", "        $skip = true;\n        return trim($t);")
     verdict = change({src: before}, {src: after})
     assert verdict.codes == [], verdict.to_text()
+
+
+def test_an_ignore_attribute_outside_tests_is_not_a_skip(change: ChangeFn) -> None:
+    # SQLite-net and other libraries have their own `[Ignore]` for a property that is not stored
+    model = "src/Calc/Row.cs"
+    before = "public class Row\n{\n    public int Id { get; set; }\n}\n"
+    after = before.replace(
+        "    public int Id", "    [Ignore]\n    public int Cached { get; set; }\n\n    public int Id"
+    )
+    verdict = change({model: before}, {model: after})
+    assert verdict.codes == [], verdict.to_text()

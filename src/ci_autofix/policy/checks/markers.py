@@ -62,14 +62,21 @@ _SKIP: dict[Language, dict[str, re.Pattern[str]]] = {
         "[Fact(Skip = ...)]": re.compile(
             r"\[\s*(?:\w+\s*\(.*\)\s*,\s*)*\w*(?:Fact|Theory)\w*\s*\(.*\bSkip\s*="
         ),
-        "[Ignore]/[Explicit]": re.compile(
-            r"\[\s*(?:[\w.]+\s*(?:\(.*?\))?\s*,\s*)*(?:Ignore|Explicit)(?:Attribute)?\s*(?:\(|\]|,)"
-        ),
         "@Disabled/@Ignore": re.compile(r"@\s*(?:org\.junit\.(?:jupiter\.api\.)?)?(?:Disabled\w*|Ignore)\b"),
         "Assume.assumeTrue(false)": re.compile(r"\bassume(?:True|That)\s*\(\s*false\s*\)"),
         "@EnabledIf/@DisabledIf": re.compile(r"@\s*(?:Enabled|Disabled)(?:If|On|For)\w*\b"),
         "an assumption on the environment": re.compile(
             r"\bassume\w*\s*\(.*\b(?:getenv|getProperty|System\s*\.\s*env)\b"
+        ),
+    },
+}
+# Markers that are also common names outside tests (SQLite-net's and others' `[Ignore]` on a
+# property): counted in test files only.
+_SKIP_IN_TESTS: dict[Language, dict[str, re.Pattern[str]]] = {
+    Language.JAVA: {
+        # NUnit, MSTest: `[Ignore]`, `[Ignore("why")]`, `[Test, Explicit]`
+        "[Ignore]/[Explicit]": re.compile(
+            r"\[\s*(?:[\w.]+\s*(?:\(.*?\))?\s*,\s*)*(?:Ignore|Explicit)(?:Attribute)?\s*(?:\(|\]|,)"
         ),
     },
 }
@@ -168,6 +175,8 @@ def _skips(file: FileDiff) -> Iterator[Finding]:
             return
     hunks = _marker_hunks(file)
     for hit in new_occurrences(file, _SKIP.get(file.language, {}), code, hunks):
+        yield _skip(file, hit.kind, hit.line.number)
+    for hit in new_occurrences(file, _SKIP_IN_TESTS.get(file.language, {}), code, file.test_hunks):
         yield _skip(file, hit.kind, hit.line.number)
     for hit in new_occurrences(file, _BY_NAME.get(file.language, {}), _lookup, hunks):
         yield _skip(file, hit.kind, hit.line.number)
