@@ -816,3 +816,16 @@ def test_a_junit_xml_already_in_the_options_wins(tmp_path: Path) -> None:
 def test_report_env_refuses_a_path_pytest_would_expand(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"contains '\$'"):
         pytest_report_env(None, tmp_path / "$HOME")
+
+
+def test_gradle_reports_that_are_fifos_hard_links_or_huge_are_not_read(tmp_path: Path) -> None:
+    root = gradle_project(tmp_path / "repo", "after")
+    results = root / "build" / "test-results" / "test"
+    os.mkfifo(results / "TEST-fifo.xml")  # reading it would block without a writer
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes((OUTPUTS / "gradle_after_TEST-example.CalcTest.xml").read_bytes())
+    os.link(secret, results / "TEST-hardlink.xml")  # a second name for a file outside the checkout
+    (results / "TEST-huge.xml").write_bytes(b"<testsuite>" + b" " * MAX_REPORT_BYTES + b"</testsuite>")
+    reports = gradle_reports(root)
+    assert len(reports) == 1
+    assert totals(count_tests("", reports)) == ("junit", 2, 2, 0, 1, 0)
