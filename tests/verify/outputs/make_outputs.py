@@ -495,6 +495,8 @@ def gradle(work: Path) -> None:
         write(project, files)
         run(argv, project, env, f"gradle_{state}.txt")
         shutil.copyfile(report, HERE / f"gradle_{state}_TEST-example.CalcTest.xml")
+    # the runs started a Gradle daemon for this GRADLE_USER_HOME: stop it
+    subprocess.run(["gradle", "--stop"], cwd=project, env=env, stdout=subprocess.DEVNULL, check=False)
 
 
 def main() -> None:
