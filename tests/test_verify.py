@@ -352,3 +352,39 @@ def test_standalone_linters_need_no_environment() -> None:
     assert needs_environment(["ruff check .", "pytest -q"])
     assert needs_environment(["python -m mypy src"])
     assert needs_environment(["make lint"])
+
+
+GRADLEW = """#!/bin/sh
+# the repository's Gradle wrapper, replaying a real Gradle 4.4 run (tests/verify/outputs) of its state
+mkdir -p build/test-results/test
+cp "state/TEST-example.CalcTest.xml" build/test-results/test/
+cat state/output.txt
+grep -q 'BUILD SUCCESSFUL' state/output.txt
+"""
+
+
+def test_a_gradle_fix_that_drops_a_test_is_caught_from_its_reports(tmp_path: Path) -> None:
+    # Gradle prints its test count only when a test fails: after the fix, only its reports count
+    outputs = Path(__file__).parent / "verify" / "outputs"
+    root = tmp_path / "repo"
+    (root / "state").mkdir(parents=True)
+    (root / "gradlew").write_text(GRADLEW)
+    (root / "gradlew").chmod(0o755)
+
+    def replay(state: str) -> None:
+        (root / "state" / "output.txt").write_bytes((outputs / f"gradle_{state}.txt").read_bytes())
+        report = (outputs / f"gradle_{state}_TEST-example.CalcTest.xml").read_bytes()
+        (root / "state" / "TEST-example.CalcTest.xml").write_bytes(report)
+
+    sandbox = Sandbox(root, timeout=60, extra_env={"PATH": os.environ["PATH"]})
+    replay("before")
+    before = reproduce(sandbox, ["./gradlew test"], timeout=60)
+    assert before[0].exit_code == 1 and before[0].tests is not None and before[0].tests.ran == 2
+    replay("after")
+    honest = verify(sandbox, ["./gradlew test"], before=before, changed_files=["gradlew"], timeout=60)
+    assert honest.outcome == "verified" and honest.tests_dropped == [], honest.reason
+    replay("after_removed")
+    result = verify(sandbox, ["./gradlew test"], before=before, changed_files=["gradlew"], timeout=60)
+    assert len(result.tests_dropped) == 1
+    assert "1 fewer ran (2 before the fix, 1 after)" in result.tests_dropped[0]
+    assert "`example.CalcTest::addsZero`" in result.tests_dropped[0]

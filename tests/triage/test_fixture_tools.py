@@ -239,6 +239,104 @@ CASES = [
         excerpt=("2) Demo\\Tests\\SlugTest::testTitles with data set #1 ('Two Words', 'two-words')",),
     ),
     Expect(
+        "rspec.txt",
+        "bundle exec rspec",
+        Category.TEST,
+        "rspec",
+        file="spec/slug_spec.rb",
+        line=9,
+        test_id="rspec ./spec/slug_spec.rb:8",
+        message='expected: "hello-world"',
+        excerpt=('            got: "Hello World"',),
+    ),
+    Expect(
+        "rspec.txt",
+        "bundle exec rspec",
+        Category.TEST,
+        "rspec",
+        file="spec/slug_spec.rb",  # the spec's frame, not the library frame above it
+        line=19,
+        test_id="rspec ./spec/slug_spec.rb:18",
+        message="NoMethodError: undefined method `strip' for nil:NilClass",
+    ),
+    Expect(
+        "rspec.txt",
+        "bundle exec rspec",
+        Category.TEST,
+        "rspec",
+        file="spec/slug_spec.rb",
+        line=14,
+        test_id="rspec ./spec/slug_spec.rb:13",
+        message='expected: "two-words"',
+    ),
+    Expect(
+        "rspec-load-error.txt",
+        "bundle exec rspec",
+        Category.TEST,
+        "rspec",
+        file="spec/slug_spec.rb",
+        line=2,
+        rule="load-error",
+        message="LoadError: cannot load such file -- /home/runner/work/demo/demo/lib/missing",
+        excerpt=("An error occurred while loading ./spec/slug_spec.rb.",),
+    ),
+    Expect(
+        "minitest.txt",
+        "bundle exec rake test",
+        Category.TEST,
+        "minitest",
+        file="test/slug_test.rb",
+        line=10,
+        test_id="SlugTest#test_lowers_and_dashes",
+        rule="Failure",
+        message='Expected: "hello-world"',
+        excerpt=('  Actual: "Hello World"',),
+    ),
+    Expect(
+        "minitest.txt",
+        "bundle exec rake test",
+        Category.TEST,
+        "minitest",
+        file="test/slug_test.rb",  # the test method's frame, not the library frame above it
+        line=14,
+        test_id="SlugTest#test_raises",
+        rule="Error",
+        message="NoMethodError: undefined method `strip' for nil:NilClass",
+    ),
+    Expect(
+        "minitest-spec.txt",
+        "bundle exec rake test",
+        Category.TEST,
+        "minitest",
+        file="test/slug_spec_test.rb",
+        line=7,
+        test_id="Slug::with titles#test_0001_lowers and dashes",
+        rule="Failure",
+        message='Expected: "hello-world"',
+    ),
+    Expect(
+        "minitest-rails.txt",
+        "bin/rails test",
+        Category.TEST,
+        "minitest",
+        file="test/slug_test.rb",
+        line=10,
+        test_id="rails test test/slug_test.rb:9",
+        rule="Failure",
+        message='Expected: "hello-world"',
+    ),
+    Expect(
+        "minitest-rails.txt",
+        "bin/rails test",
+        Category.TEST,
+        "minitest",
+        file="test/slug_test.rb",
+        line=14,
+        test_id="rails test test/slug_test.rb:13",
+        rule="Error",
+        message="NoMethodError: undefined method `strip' for nil:NilClass",
+    ),
+    Expect(
         "yarn-no-matching-version.txt",
         "yarn install",
         Category.DEPENDENCY,
@@ -279,3 +377,19 @@ def test_docker_build_failure_is_located() -> None:
     d = diagnose(github_log("docker build .", output))
     docker = [f for f in d.failures if f.tool == "docker"]
     assert docker and any("did not complete successfully" in f.message for f in docker)
+
+
+def test_rspec_pending_example_is_not_a_failure() -> None:
+    d = diagnose(github_log("bundle exec rspec", (FIXTURES / "rspec.txt").read_text()))
+    assert [f.test_id for f in d.failures if f.tool == "rspec"] == [
+        "rspec ./spec/slug_spec.rb:8",
+        "rspec ./spec/slug_spec.rb:18",
+        "rspec ./spec/slug_spec.rb:13",
+    ]
+    assert not any("pending" in f.message or "Slug is pending" in f.evidence[0] for f in d.failures)
+
+
+def test_minitest_blocks_are_one_failure_each() -> None:
+    for fixture in ("minitest.txt", "minitest-rails.txt"):
+        d = diagnose(github_log("bin/rails test", (FIXTURES / fixture).read_text()))
+        assert [(f.tool, f.rule) for f in d.failures] == [("minitest", "Failure"), ("minitest", "Error")]

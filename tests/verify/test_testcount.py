@@ -1,7 +1,7 @@
 """The test-count reader and guard, on real runner output.
 
-pytest, unittest and cargo run here, in tmp_path, on small projects; Go, Jest, Vitest and Maven
-outputs are real runs captured under `outputs/` (`outputs/make_outputs.py` made them) plus two
+pytest, unittest and cargo run here, in tmp_path, on small projects; Go, Jest, Vitest, Maven,
+mocha, RSpec, minitest, PHPUnit and Gradle outputs are real runs captured under `outputs/` (`outputs/make_outputs.py` made them) plus two
 excerpts of real CI logs from the shared corpus (`outputs/NOTES.md`).
 """
 
@@ -24,7 +24,9 @@ from ci_autofix.ladder.testcount import (
     TestCount,
     count_tests,
     dropped,
+    gradle_reports,
     pytest_report_env,
+    ran_gradle,
     read_junit,
     read_report,
 )
@@ -489,7 +491,9 @@ def test_go_verbose_counts_tests_and_subtests_with_their_package() -> None:
 
 
 def test_go_without_verbose_cannot_be_counted() -> None:
-    # passing tests are not listed without -v: counting the FAIL lines would say the fix lost them
+    # passing tests are not listed without -v: counting the FAIL lines would say the fix lost them.
+    # `-json` or `-v` is not added to the repository's command: either makes `testing.Verbose()`
+    # true in the tests, and through GOFLAGS `-json` also turns `go vet`'s exit status to 0.
     assert count_tests(captured("go_plain_before.txt")) is None
     assert count_tests(captured("go_plain_after.txt")) is None
 
@@ -543,6 +547,117 @@ def test_maven_reactor_in_a_real_ci_log() -> None:
     # cidiff google_auto_693: six modules' totals, old and new Surefire formats, 40 class lines
     count = count_tests(captured("corpus_maven_google_auto_693.txt"))
     assert totals(count) == ("maven", 588, 588, 0, 5, 0)
+
+
+# --- mocha, RSpec, minitest, PHPUnit, Gradle: captured real outputs -------------------------
+
+
+def test_mocha_counts_passing_failing_and_pending() -> None:
+    before = count_tests(captured("mocha_before.txt"))
+    # adds fails; it.skip and an `it` without a body are pending
+    assert totals(before) == ("mocha", 2, 1, 1, 2, 0)
+    assert totals(count_tests(captured("mocha_after.txt"))) == ("mocha", 2, 2, 0, 2, 0)
+    assert dropped(before, count_tests(captured("mocha_after.txt"))) is None
+    message = dropped(before, count_tests(captured("mocha_after_skip.txt")))
+    assert message is not None and "1 fewer ran (2 before the fix, 1 after)" in message
+    assert "1 more were skipped or deselected" in message
+
+
+def test_rspec_counts_examples_failures_and_pending() -> None:
+    before = count_tests(captured("rspec_before.txt"))
+    assert totals(before) == ("rspec", 3, 2, 1, 1, 0)
+    assert dropped(before, count_tests(captured("rspec_after.txt"))) is None
+    message = dropped(before, count_tests(captured("rspec_after_skip.txt")))  # `it` became `xit`
+    assert message is not None and "1 fewer ran (3 before the fix, 2 after)" in message
+
+
+def test_rspec_error_outside_examples_is_a_run_stopped_early() -> None:
+    count = count_tests(captured("rspec_load_error.txt"))  # the spec requires a missing file
+    assert totals(count) == ("rspec", 0, 0, 0, 0, 0)
+    assert count is not None and not count.complete
+
+
+def test_minitest_counts_runs_without_the_skips() -> None:
+    before = count_tests(captured("minitest_before.txt"))
+    assert totals(before) == ("minitest", 3, 2, 1, 1, 0)
+    assert dropped(before, count_tests(captured("minitest_after.txt"))) is None
+    message = dropped(before, count_tests(captured("minitest_after_removed.txt")))
+    assert message is not None and "1 fewer ran (3 before the fix, 2 after)" in message
+
+
+def test_phpunit_counts_both_summary_forms() -> None:
+    before = count_tests(captured("phpunit_before.txt"))  # Tests: 4, Assertions: 3, Failures: 1, Skipped: 1.
+    assert totals(before) == ("phpunit", 3, 2, 1, 1, 0)
+    after = count_tests(captured("phpunit_after.txt"))  # OK, but ... Tests: 4, Assertions: 3, Skipped: 1.
+    assert totals(after) == ("phpunit", 3, 3, 0, 1, 0)
+    assert dropped(before, after) is None
+    removed = count_tests(captured("phpunit_after_removed.txt"))  # OK (2 tests, 2 assertions)
+    assert totals(removed) == ("phpunit", 2, 2, 0, 0, 0)
+    message = dropped(before, removed)
+    assert message is not None and "1 fewer ran (3 before the fix, 2 after)" in message
+
+
+def gradle_project(root: Path, state: str) -> Path:
+    """A checkout after a Gradle run: the JUnit report Gradle 4.4 wrote in that run."""
+    results = root / "build" / "test-results" / "test"
+    results.mkdir(parents=True)
+    (results / "binary").mkdir()
+    (results / "TEST-example.CalcTest.xml").write_bytes(
+        (OUTPUTS / f"gradle_{state}_TEST-example.CalcTest.xml").read_bytes()
+    )
+    return root
+
+
+def gradle_count(tmp_path: Path, state: str) -> TestCount | None:
+    output = captured(f"gradle_{state}.txt")
+    assert ran_gradle("gradle test", output) and ran_gradle("make test", output)
+    return count_tests(output, gradle_reports(gradle_project(tmp_path / state, state)))
+
+
+def test_gradle_prints_a_count_only_when_a_test_fails() -> None:
+    assert totals(count_tests(captured("gradle_before.txt"))) == (
+        "gradle",
+        2,
+        0,
+        2,
+        1,
+        0,
+    )  # 3 tests completed, 2 failed, 1 skipped
+    assert count_tests(captured("gradle_after.txt")) is None  # BUILD SUCCESSFUL, no count
+
+
+def test_gradle_is_counted_from_its_reports(tmp_path: Path) -> None:
+    before = gradle_count(tmp_path, "before")
+    assert totals(before) == ("gradle", 2, 0, 2, 1, 0)  # 3 tests completed, 2 failed, 1 skipped
+    assert before is not None and before.ran_names == {"example.CalcTest::adds", "example.CalcTest::addsZero"}
+    after = gradle_count(tmp_path, "after")
+    assert totals(after) == ("junit", 2, 2, 0, 1, 0)
+    assert dropped(before, after) is None
+    message = dropped(before, gradle_count(tmp_path, "after_removed"))
+    assert message is not None and "1 fewer ran (2 before the fix, 1 after)" in message
+    assert "`example.CalcTest::addsZero`" in message
+
+
+def test_gradle_reports_of_subprojects_are_summed_and_links_are_not_followed(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    gradle_project(root / "app", "after")
+    gradle_project(root / "lib" / "core", "after")
+    outside = gradle_project(tmp_path / "outside", "after")
+    (root / "linked").symlink_to(outside, target_is_directory=True)  # a linked subproject
+    report = root / "app" / "build" / "test-results" / "test" / "TEST-example.CalcTest.xml"
+    (root / "app" / "build" / "test-results" / "other").mkdir()
+    (root / "app" / "build" / "test-results" / "other" / "TEST-linked.xml").symlink_to(report)
+    hidden = gradle_project(root / ".cache" / "x", "after")  # hidden directories are not searched
+    assert hidden.exists()
+    reports = gradle_reports(root)
+    assert len(reports) == 2
+    assert totals(count_tests(captured("gradle_after.txt"), reports)) == ("junit", 4, 4, 0, 2, 0)
+
+
+def test_gradle_reports_are_not_read_for_other_runners() -> None:
+    assert not ran_gradle("bundle exec rspec", captured("rspec_before.txt"))
+    assert not ran_gradle("mvn test", captured("maven_before.txt"))
+    assert not ran_gradle("npm run gradle-like", "")
 
 
 # --- hostile, malformed, huge and truncated -------------------------------------------------
@@ -701,3 +816,16 @@ def test_a_junit_xml_already_in_the_options_wins(tmp_path: Path) -> None:
 def test_report_env_refuses_a_path_pytest_would_expand(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"contains '\$'"):
         pytest_report_env(None, tmp_path / "$HOME")
+
+
+def test_gradle_reports_that_are_fifos_hard_links_or_huge_are_not_read(tmp_path: Path) -> None:
+    root = gradle_project(tmp_path / "repo", "after")
+    results = root / "build" / "test-results" / "test"
+    os.mkfifo(results / "TEST-fifo.xml")  # reading it would block without a writer
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes((OUTPUTS / "gradle_after_TEST-example.CalcTest.xml").read_bytes())
+    os.link(secret, results / "TEST-hardlink.xml")  # a second name for a file outside the checkout
+    (results / "TEST-huge.xml").write_bytes(b"<testsuite>" + b" " * MAX_REPORT_BYTES + b"</testsuite>")
+    reports = gradle_reports(root)
+    assert len(reports) == 1
+    assert totals(count_tests("", reports)) == ("junit", 2, 2, 0, 1, 0)

@@ -1,8 +1,12 @@
 """How many tests a run ran, passed, failed, skipped and deselected, and whether a fix lost tests.
 
 `count_tests` reads what the runners print at the end of a run (pytest, unittest, Jest, Vitest,
-cargo test, go test `-v`/`-json`, Maven Surefire) and, for pytest, the JUnit XML report that
-`pytest_report_env` asks it to write. Several runs in one output (a command line that runs pytest
+Mocha, cargo test, go test `-v`/`-json`, Maven Surefire, Gradle, RSpec, minitest, PHPUnit) and the
+JUnit XML reports: the one `pytest_report_env` asks pytest to write, and those Gradle's test tasks
+write (`gradle_reports`; Gradle prints no count when every test passed). A plain `go test` (without
+`-v`) lists no passing test and is not counted: `-json` or `-v` is not added to the repository's
+command, since either makes `testing.Verbose()` true in its tests and, through `GOFLAGS`, `-json`
+also makes `go vet` exit 0 on a finding. Several runs in one output (a command line that runs pytest
 twice, a cargo workspace, a Maven reactor) are summed. Test ids are given only when the run lists
 every test it counted (pytest `-v`, the JUnit report, Jest's verbose tree, cargo, go `-v`).
 
@@ -202,9 +206,15 @@ def pytest_report_env(addopts: str | None, report_dir: Path) -> dict[str, str]:
 def read_report(report_dir: Path, max_bytes: int = MAX_REPORT_BYTES) -> bytes | None:
     """The report pytest wrote into `report_dir`, or None when there is none or it is not a plain
     file of at most `max_bytes` (a link, a FIFO, a device, a hard link, or too large)."""
+    return _read_plain(report_dir / PYTEST_REPORT, max_bytes)
+
+
+def _read_plain(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of `path` when it is a plain file of at most `max_bytes` (not a link, a FIFO, a
+    device or a hard link), else None."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(report_dir / PYTEST_REPORT, flags)
+        fd = os.open(path, flags)
     except OSError:
         return None  # missing, a link, a FIFO without a writer, or anything else the run made of it
     with contextlib.closing(os.fdopen(fd, "rb")) as file:
@@ -593,4 +603,177 @@ def _maven(lines: Sequence[str]) -> TestCount | None:
     return replace(found, complete=False) if found is not None and stopped else found
 
 
-_READERS = (_pytest, _unittest, _jest, _vitest, _cargo, _go, _maven)
+# --- Gradle ------------------------------------------------------------------------------
+
+GRADLE_TOTAL_RE = re.compile(
+    r"^(?P<total>\d+) tests? completed, (?P<failed>\d+) failed(?:, (?P<skipped>\d+) skipped)?$"
+)
+GRADLE_BUILD_RE = re.compile(r"^BUILD (?:SUCCESSFUL|FAILED)(?: in \S+)?$")
+GRADLE_COMMAND_RE = re.compile(r"(?<![\w-])(?:gradle|gradlew)(?:\.bat)?(?![\w-])")
+GRADLE_RESULTS = ("build", "test-results")  # <project>/build/test-results/<task>/TEST-*.xml
+MAX_GRADLE_REPORTS = 2000
+MAX_GRADLE_REPORT_BYTES = 50 * 1024 * 1024  # all of a run's reports together
+MAX_GRADLE_DEPTH = 8  # directories below the checkout a Gradle (sub)project may be in
+MAX_GRADLE_DIRS = 20000  # directories looked at in the search for them
+
+
+def _gradle(lines: Sequence[str]) -> TestCount | None:
+    """Gradle's `3 tests completed, 1 failed, 1 skipped`, which it prints only when a test failed:
+    a passing run is counted from its JUnit XML reports (`gradle_reports`)."""
+    counts: list[TestCount] = []
+    for line in lines:
+        total = GRADLE_TOTAL_RE.match(line.strip())
+        if total:
+            skipped = int(total.group("skipped") or 0)
+            failed = int(total.group("failed"))
+            ran = int(total.group("total")) - skipped
+            counts.append(TestCount("gradle", ran, ran - failed, failed, skipped, 0))
+    return _total(counts)
+
+
+def ran_gradle(command: str, output: str) -> bool:
+    """Whether the command line names Gradle, or its output has Gradle's `BUILD ...` line."""
+    if GRADLE_COMMAND_RE.search(command):
+        return True
+    return any(GRADLE_BUILD_RE.match(without_marker(clean_line(line))) for line in output.splitlines())
+
+
+def gradle_reports(root: Path) -> list[bytes]:
+    """The JUnit XML reports Gradle's test tasks wrote under `root` (the checkout):
+    `<project>/build/test-results/<task>/*.xml`, for the root project and subprojects at most
+    `MAX_GRADLE_DEPTH` directories down. Gradle replaces a task's reports each time the task runs.
+
+    The tree is the repository's: no link is followed (a linked directory is not entered, a linked
+    file not read), hidden directories and `node_modules` are not searched, and each report is read
+    as `read_report` reads one. Past `MAX_GRADLE_REPORTS` files or `MAX_GRADLE_REPORT_BYTES` in all,
+    nothing is returned: a partial count would read as lost tests."""
+    found: list[bytes] = []
+    size = 0
+    seen = 0
+    for top, dirs, files in os.walk(root, followlinks=False):
+        here = Path(top).relative_to(root).parts
+        seen += len(dirs)
+        if seen > MAX_GRADLE_DIRS:
+            return []
+        if here[-2:] == GRADLE_RESULTS:
+            continue  # into each task's directory
+        if here[-3:-1] == GRADLE_RESULTS:
+            dirs[:] = []  # `binary/`: Gradle's own format
+            for name in sorted(files):
+                data = _read_plain(Path(top, name), MAX_REPORT_BYTES) if name.endswith(".xml") else None
+                if data is None:
+                    continue
+                size += len(data)
+                found.append(data)
+                if len(found) > MAX_GRADLE_REPORTS or size > MAX_GRADLE_REPORT_BYTES:
+                    return []
+            continue
+        if here[-1:] == GRADLE_RESULTS[:1]:
+            dirs[:] = [d for d in dirs if d == GRADLE_RESULTS[1]]
+            continue
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if len(here) >= MAX_GRADLE_DEPTH:
+            dirs[:] = [d for d in dirs if d == GRADLE_RESULTS[0]]
+    return found
+
+
+# --- mocha, RSpec, minitest, PHPUnit ------------------------------------------------------
+
+MOCHA_PASSING_RE = re.compile(r"^\s*(?P<n>\d+) passing(?: \(\d+(?:\.\d+)?m?s\))?$")
+MOCHA_PART_RE = re.compile(r"^\s*(?P<n>\d+) (?P<kind>failing|pending)$")
+
+
+def _mocha(lines: Sequence[str]) -> TestCount | None:
+    """Mocha's `2 passing (14ms)`, then `1 pending` and `1 failing` when there are any."""
+    counts: list[TestCount] = []
+    for i, line in enumerate(lines):
+        passing = MOCHA_PASSING_RE.match(line)
+        if not passing:
+            continue
+        parts = {"failing": 0, "pending": 0}
+        for after in lines[i + 1 : i + 3]:
+            part = MOCHA_PART_RE.match(after)
+            if part:
+                parts[part.group("kind")] = int(part.group("n"))
+        passed, failed = int(passing.group("n")), parts["failing"]
+        counts.append(TestCount("mocha", passed + failed, passed, failed, parts["pending"], 0))
+    return _total(counts)
+
+
+RSPEC_SUMMARY_RE = re.compile(
+    r"^(?P<examples>\d+) examples?, (?P<failures>\d+) failures?(?:, (?P<pending>\d+) pending)?"
+    r"(?:, (?P<outside>\d+) errors? occurred outside of examples)?$"
+)
+
+
+def _rspec(lines: Sequence[str]) -> TestCount | None:
+    """RSpec's `4 examples, 1 failure, 1 pending` (pending counts `skip`, `xit` and `pending`); an
+    error outside of examples (a spec file that does not load) means the run did not go to its end."""
+    counts: list[TestCount] = []
+    for line in lines:
+        summary = RSPEC_SUMMARY_RE.match(line)
+        if summary:
+            pending, failed = int(summary.group("pending") or 0), int(summary.group("failures"))
+            ran = int(summary.group("examples")) - pending
+            outside = int(summary.group("outside") or 0)
+            counts.append(TestCount("rspec", ran, ran - failed, failed, pending, 0, complete=not outside))
+    return _total(counts)
+
+
+MINITEST_SUMMARY_RE = re.compile(
+    r"^(?P<runs>\d+) runs, \d+ assertions, (?P<failures>\d+) failures, (?P<errors>\d+) errors, (?P<skips>\d+) skips$"
+)
+
+
+def _minitest(lines: Sequence[str]) -> TestCount | None:
+    """minitest's `4 runs, 3 assertions, 1 failures, 0 errors, 1 skips` (runs count the skips)."""
+    counts: list[TestCount] = []
+    for line in lines:
+        summary = MINITEST_SUMMARY_RE.match(line)
+        if summary:
+            skips, errors = int(summary.group("skips")), int(summary.group("errors"))
+            failed = int(summary.group("failures")) + errors
+            ran = int(summary.group("runs")) - skips
+            counts.append(TestCount("minitest", ran, ran - failed, failed, skips, 0, errors=errors))
+    return _total(counts)
+
+
+PHPUNIT_OK_RE = re.compile(r"^OK \((?P<tests>\d+) tests?, \d+ assertions?\)$")
+PHPUNIT_TESTS_RE = re.compile(r"^Tests: (?P<tests>\d+), Assertions: \d+(?P<parts>(?:, [A-Za-z ]+: \d+)*)\.$")
+
+
+def _phpunit(lines: Sequence[str]) -> TestCount | None:
+    """PHPUnit's (and Pest's, ParaTest's) `OK (2 tests, 2 assertions)` or
+    `Tests: 4, Assertions: 3, Failures: 1, Skipped: 1.`; `Tests` counts the skipped and incomplete."""
+    counts: list[TestCount] = []
+    for line in lines:
+        ok = PHPUNIT_OK_RE.match(line)
+        if ok:
+            tests = int(ok.group("tests"))
+            counts.append(TestCount("phpunit", tests, tests, 0, 0, 0))
+            continue
+        summary = PHPUNIT_TESTS_RE.match(line)
+        if summary:
+            parts = {k: int(v) for k, v in re.findall(r", ([A-Za-z ]+): (\d+)", summary.group("parts"))}
+            skipped = parts.get("Skipped", 0) + parts.get("Incomplete", 0)
+            errors = parts.get("Errors", 0)
+            failed = parts.get("Failures", 0) + errors
+            ran = int(summary.group("tests")) - skipped
+            counts.append(TestCount("phpunit", ran, ran - failed, failed, skipped, 0, errors=errors))
+    return _total(counts)
+
+
+_READERS = (
+    _pytest,
+    _unittest,
+    _jest,
+    _vitest,
+    _cargo,
+    _go,
+    _maven,
+    _gradle,
+    _mocha,
+    _rspec,
+    _minitest,
+    _phpunit,
+)

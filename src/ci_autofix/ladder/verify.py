@@ -37,7 +37,14 @@ from pathlib import Path
 
 from ci_autofix.ladder.environment import prepare, uses_ruff
 from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
-from ci_autofix.ladder.testcount import count_tests, dropped, pytest_report_env, read_report
+from ci_autofix.ladder.testcount import (
+    count_tests,
+    dropped,
+    gradle_reports,
+    pytest_report_env,
+    ran_gradle,
+    read_report,
+)
 from ci_autofix.ladder.tools import with_tools
 from ci_autofix.ladder.workarea import Workarea
 from ci_autofix.markdown import code_span
@@ -90,7 +97,9 @@ def counted(sandbox: Sandbox, command: str, *, timeout: float, reports: Path | N
     JUnit report into a fresh directory there, read without following links."""
     if reports is None:
         result = sandbox.run_command_line(command, timeout=timeout)
-        return Evidence.of(command, result, tests=count_tests(result.output))
+        return Evidence.of(
+            command, result, tests=count_tests(result.output, _gradle(sandbox, command, result.output))
+        )
     report_dir = Path(tempfile.mkdtemp(prefix="run-", dir=reports))
     if sandbox.user is not None and sandbox.group is not None:
         os.chown(report_dir, sandbox.user, sandbox.group)
@@ -103,7 +112,15 @@ def counted(sandbox: Sandbox, command: str, *, timeout: float, reports: Path | N
         # the repository turns the report off (`-p no:junitxml`): run again, counted from the output
         result = sandbox.run_command_line(command, timeout=timeout)
     report = read_report(report_dir)
-    return Evidence.of(command, result, tests=count_tests(result.output, [report] if report else []))
+    found = [report] if report else []
+    return Evidence.of(
+        command, result, tests=count_tests(result.output, [*found, *_gradle(sandbox, command, result.output)])
+    )
+
+
+def _gradle(sandbox: Sandbox, command: str, output: str) -> list[bytes]:
+    """The JUnit reports of a Gradle run: Gradle prints its test count only when a test failed."""
+    return gradle_reports(sandbox.root) if ran_gradle(command, output) else []
 
 
 def verify(

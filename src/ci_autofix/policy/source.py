@@ -23,7 +23,8 @@ class Language(StrEnum):
     JS = "js"  # JavaScript and TypeScript
     GO = "go"
     RUST = "rust"
-    JAVA = "java"  # Java, Kotlin, Scala, Groovy, C#, C, C++, Swift: C-style comments
+    JAVA = "java"  # Java, Kotlin, Scala, Groovy, C#, C, C++, Swift, PHP: C-style comments
+    RUBY = "ruby"  # `#` comments, like HASH, with RSpec's and minitest's markers
     HASH = "hash"  # shell, YAML, TOML, Ruby, Makefiles, requirements: `#` comments
     OTHER = "other"
 
@@ -33,6 +34,7 @@ _EXTENSIONS: dict[str, Language] = {
     **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), Language.JS),
     ".go": Language.GO,
     ".rs": Language.RUST,
+    ".rb": Language.RUBY,
     **dict.fromkeys(
         (
             ".java",
@@ -59,7 +61,6 @@ _EXTENSIONS: dict[str, Language] = {
             ".yml",
             ".yaml",
             ".toml",
-            ".rb",
             ".cfg",
             ".txt",
             ".in",
@@ -159,6 +160,7 @@ _SYNTAX: dict[Language, _Syntax] = {
     Language.RUST: _Syntax(("//",), ("/*", "*/"), (('"', '"', True, True),), rust_literals=True),
     Language.JAVA: _Syntax(("//",), ("/*", "*/"), (('"""', '"""', True, True), *_C_STRINGS)),
     Language.HASH: _Syntax(("#",), None, _C_STRINGS, hash_needs_space=True),
+    Language.RUBY: _Syntax(("#",), None, _C_STRINGS),
 }
 _RUST_RAW = re.compile(r'b?r(#*)"')
 _RUST_CHAR = re.compile(r"'(?:\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\.|[^\\'\n])'")

@@ -31,16 +31,25 @@ RULES: tuple[Rule, ...] = (
         "block",
         "A skip, xfail, ignore or disabled marker is added to a test "
         "(`pytest.mark.skip/skipif/xfail`, `unittest.skip`, `it.skip`, `xit`, `describe.skip`, Go `t.Skip`, "
-        "Rust `#[ignore]`, JUnit `@Disabled`/`@Ignore`/`@EnabledIf…`), also through an alias, `getattr`, "
+        "Rust `#[ignore]`, JUnit `@Disabled`/`@Ignore`/`@EnabledIf…`, RSpec `xit`/`xdescribe`/`xcontext`/"
+        "`skip`/`pending`/`skip: true`/`:skip`, minitest `skip`, PHPUnit `markTestSkipped`/`markTestIncomplete`/"
+        "`#[RequiresPhp…]`, xUnit `[Fact(Skip = …)]`/`[Theory(Skip = …)]`, NUnit and MSTest `[Ignore]`/"
+        "`[Explicit]`), also through an alias, `getattr`, "
         'bracket notation (`it["skip"]`), destructuring or a helper (`tb.SkipNow()`).',
     ),
     Rule(
         "only-marker-added",
         "block",
-        "A focus marker is added (`it.only`, `test.only`, `describe.only`, `fit`), "
+        "A focus marker is added (`it.only`, `test.only`, `describe.only`, `fit`; RSpec `fit`/`fdescribe`/"
+        "`fcontext`/`focus: true`/`:focus`), "
         "which silently skips every other test.",
     ),
-    Rule("assertion-removed", "block", "A test file loses assertions without getting as many back."),
+    Rule(
+        "assertion-removed",
+        "block",
+        "A test file loses assertions without getting as many back (pytest and unittest, Jest/Vitest/Mocha, "
+        "Go, Rust, JUnit, PHPUnit, xUnit/NUnit/MSTest `Assert.*`, RSpec `expect`, minitest `assert_*`/`refute_*`).",
+    ),
     Rule(
         "test-emptied",
         "block",

@@ -29,7 +29,14 @@ ASSERTIONS: dict[Language, re.Pattern[str]] = {
         r"|\b(?:assert|require)\s*\.\s*\w+\s*\("
     ),
     Language.RUST: re.compile(r"\b(?:debug_)?assert(?:_eq|_ne|_matches)?\s*!|#\s*\[\s*should_panic"),
-    Language.JAVA: re.compile(r"\bassert\w*\s*\(|\bassert\s+[^=\s]|\bfail\s*\(|\bverify\s*\("),
+    # JUnit, PHPUnit (`$this->assertSame(`), xUnit/NUnit/MSTest (`Assert.Equal(`)
+    Language.JAVA: re.compile(
+        r"\bassert\w*\s*\(|\bassert\s+[^=\s]|\bfail\s*\(|\bverify\s*\(|\bAssert\s*\.\s*\w+\s*\("
+    ),
+    # RSpec (`expect(x).to`, `is_expected.to`), minitest (`assert_equal`, `refute_nil`, `_(x).must_equal`)
+    Language.RUBY: re.compile(
+        r"\bexpect\s*[({]|\bis_expected\b|\b(?:assert|refute)(?:_\w+)?\b(?!\s*=[^=])|\.\s*(?:must|wont)_\w+"
+    ),
 }
 
 # Assertions that cannot fail do not replace one that could.

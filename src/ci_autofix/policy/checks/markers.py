@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from ci_autofix.policy import pyskips
 from ci_autofix.policy.checks.limits import Limits
 from ci_autofix.policy.checks.occurrences import ViewOf, code, comment, new_occurrences
-from ci_autofix.policy.diff import FileDiff
+from ci_autofix.policy.diff import FileDiff, Hunk
 from ci_autofix.policy.model import Finding
 from ci_autofix.policy.source import Language, View
 from ci_autofix.policy.table import finding
@@ -42,12 +42,41 @@ _SKIP: dict[Language, dict[str, re.Pattern[str]]] = {
     },
     Language.GO: {"t.Skip()": re.compile(r"\b\w+(?:\(\))?\s*\.\s*(?:Skip|Skipf|SkipNow)\b")},
     Language.RUST: {"#[ignore]": re.compile(r"#\s*\[\s*(?:ignore\b|cfg_attr\s*\(.*\bignore\b)")},
+    Language.RUBY: {
+        "xit/xdescribe/xcontext": re.compile(
+            r"(?:(?<![\w.:])|(?<=RSpec\.))x(?:it|specify|example|describe|context|feature|scenario)\b"
+        ),
+        # `skip`, `skip "why"`, `skip("why")` (RSpec and minitest), `pending`; not `def skip`,
+        # `skip = 1`, `pending.each`, `skip?`
+        "skip/pending": re.compile(r"(?<![\w.:@$])(?<!def )(?:skip|pending)\b(?![?!]|\s*(?:[=.]|:[^:]))"),
+        # `it "x", skip: true`, `it "x", :skip`, `:pending => "why"`; not `let(:pending)`
+        "skip: metadata": re.compile(
+            r",\s*:(?:skip|pending)\b|\b(?:skip|pending)\s*:(?!\s*(?::|false\b|nil\b))"
+        ),
+    },
     Language.JAVA: {
+        # PHPUnit
+        "markTestSkipped/markTestIncomplete": re.compile(r"\bmarkTest(?:Skipped|Incomplete)\s*\("),
+        "#[RequiresPhp...]": re.compile(r"#\[\s*(?:\\?PHPUnit\\Framework\\Attributes\\)?Requires\w*\s*\("),
+        # xUnit, NUnit, MSTest
+        "[Fact(Skip = ...)]": re.compile(
+            r"\[\s*(?:\w+\s*\(.*\)\s*,\s*)*\w*(?:Fact|Theory)\w*\s*\(.*\bSkip\s*="
+        ),
         "@Disabled/@Ignore": re.compile(r"@\s*(?:org\.junit\.(?:jupiter\.api\.)?)?(?:Disabled\w*|Ignore)\b"),
         "Assume.assumeTrue(false)": re.compile(r"\bassume(?:True|That)\s*\(\s*false\s*\)"),
         "@EnabledIf/@DisabledIf": re.compile(r"@\s*(?:Enabled|Disabled)(?:If|On|For)\w*\b"),
         "an assumption on the environment": re.compile(
             r"\bassume\w*\s*\(.*\b(?:getenv|getProperty|System\s*\.\s*env)\b"
+        ),
+    },
+}
+# Markers that are also common names outside tests (SQLite-net's and others' `[Ignore]` on a
+# property): counted in test files only.
+_SKIP_IN_TESTS: dict[Language, dict[str, re.Pattern[str]]] = {
+    Language.JAVA: {
+        # NUnit, MSTest: `[Ignore]`, `[Ignore("why")]`, `[Test, Explicit]`
+        "[Ignore]/[Explicit]": re.compile(
+            r"\[\s*(?:[\w.]+\s*(?:\(.*?\))?\s*,\s*)*(?:Ignore|Explicit)(?:Attribute)?\s*(?:\(|\]|,)"
         ),
     },
 }
@@ -72,6 +101,15 @@ _ONLY: dict[Language, dict[str, re.Pattern[str]]] = {
             r"\b(?:it|test|describe|context|suite|specify)(?:\s*\.\s*\w+)*?\s*\.\s*only\b"
         ),
         "fit/fdescribe": re.compile(r"(?<![\w.$])(?:fit|fdescribe|ftest)\s*\("),
+    },
+    Language.RUBY: {
+        "fit/fdescribe/fcontext": re.compile(
+            r"(?:(?<![\w.:])|(?<=RSpec\.))f(?:it|specify|example|describe|context|feature|scenario)\b"
+        ),
+        # `it "x", focus: true`, `describe X, :focus`; minitest-focus's `focus` before a test
+        "focus: true": re.compile(
+            r",\s*:focus\b|\bfocus\s*:\s*true\b|(?<![\w.:@$])(?<!def )focus\b(?![?!]|\s*(?:[=.(]|:[^:]))"
+        ),
     },
 }
 _SUPPRESS_IN_COMMENT: dict[str, re.Pattern[str]] = {
@@ -106,7 +144,7 @@ def check(files: Sequence[FileDiff], limits: Limits) -> Iterator[Finding]:
                         file.path,
                         hit.line.number,
                     )
-        for hit in new_occurrences(file, only, code):
+        for hit in new_occurrences(file, only, code, _marker_hunks(file)):
             yield finding(
                 "only-marker-added",
                 f"A focus marker ({hit.kind}) is added: every other test in the suite would be skipped.",
@@ -135,13 +173,24 @@ def _skips(file: FileDiff) -> Iterator[Finding]:
         if resolved is not None:
             yield from resolved
             return
-    # `x.Skip()` is a common method name in Go: only a test's `t.Skip` counts, in _test.go files
-    # and in helpers that take a `testing.TB`.
-    hunks = file.test_hunks if file.language is Language.GO and not _uses_testing(file) else None
+    hunks = _marker_hunks(file)
     for hit in new_occurrences(file, _SKIP.get(file.language, {}), code, hunks):
+        yield _skip(file, hit.kind, hit.line.number)
+    for hit in new_occurrences(file, _SKIP_IN_TESTS.get(file.language, {}), code, file.test_hunks):
         yield _skip(file, hit.kind, hit.line.number)
     for hit in new_occurrences(file, _BY_NAME.get(file.language, {}), _lookup, hunks):
         yield _skip(file, hit.kind, hit.line.number)
+
+
+def _marker_hunks(file: FileDiff) -> list[Hunk] | None:
+    """Where a skip or focus marker is looked for: None for every hunk.
+
+    `x.Skip()` is a common method name in Go: only a test's `t.Skip` counts, in _test.go files
+    and in helpers that take a `testing.TB`. Ruby's `skip`, `pending` and `focus` are plain words
+    (a Rails `skip` option, a `pending` state): only in test files."""
+    if (file.language is Language.GO and not _uses_testing(file)) or file.language is Language.RUBY:
+        return file.test_hunks
+    return None
 
 
 _LOOKUP_IN_CODE = re.compile(r"\b(?:getattr|__getattr__|__getattribute__|Reflect\s*\.\s*get)\s*\(|\[")
