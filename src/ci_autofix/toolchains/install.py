@@ -184,16 +184,14 @@ def _shown(text: str) -> str:
 
 
 def finish(home: Path) -> None:
-    """Make the tree ours and read-only to everyone else: directories 0755, files 0755 or 0644;
-    refuse a symbolic link whose target is outside the tree."""
+    """Make the tree read-only to everyone else: directories 0755, files 0755 or 0644; refuse a
+    symbolic link whose target is outside the tree. (It is ours already: the `data` filter
+    extracts without the archive's owners.)"""
     real = home.resolve()
-    uid, gid = os.geteuid(), os.getegid()
     for directory, dirs, files in os.walk(home):
         for name in [*dirs, *files, ""] if directory == str(home) else [*dirs, *files]:
             path = Path(directory, name) if name else home
             st = path.lstat()
-            if st.st_uid != uid or st.st_gid != gid:
-                os.lchown(path, uid, gid)
             if stat.S_ISLNK(st.st_mode):
                 target = path.resolve()
                 if target != real and real not in target.parents:
