@@ -165,3 +165,29 @@ def test_a_destination_others_can_swap_is_refused(mirror: MirrorServer, built: B
     shared.chmod(0o777)  # world-writable and not sticky: another uid could rename our directory away
     with pytest.raises(ToolchainError, match="writable by every user"):
         install(_go(mirror, built), shared / "tc")
+
+
+def test_a_rust_component_missing_a_listed_file_is_refused(mirror: MirrorServer, tmp_path: Path) -> None:
+    top = "cargo-1.99.0-x86_64-unknown-linux-gnu"
+    members = [_member(f"{top}/components"), _member(f"{top}/cargo/manifest.in")]
+    body = _archive(
+        members, {f"{top}/components": b"cargo\n", f"{top}/cargo/manifest.in": b"file:bin/cargo\n"}
+    )
+    mirror.override("rust/dist/cargo.tar.xz", body)
+    artifact = Artifact(f"{mirror.url}rust/dist/cargo.tar.xz", hashlib.sha256(body).hexdigest(), top)
+    with pytest.raises(ToolchainError, match=r"lacks a file its manifest lists \(bin/cargo"):
+        install(Release("rust", "1.99.0", (artifact,), components=("cargo",)), tmp_path / "tc")
+    assert list((tmp_path / "tc").iterdir()) == []
+
+
+@pytest.mark.parametrize("listed", [b"file:../../../etc/passwd\n", b"file:/etc/passwd\n", b"exec:rm -rf /\n"])
+def test_a_rust_manifest_listing_an_unsafe_path_is_refused(
+    mirror: MirrorServer, tmp_path: Path, listed: bytes
+) -> None:
+    top = "cargo-1.99.0-x86_64-unknown-linux-gnu"
+    members = [_member(f"{top}/components"), _member(f"{top}/cargo/manifest.in")]
+    body = _archive(members, {f"{top}/components": b"cargo\n", f"{top}/cargo/manifest.in": listed})
+    mirror.override("rust/dist/cargo.tar.xz", body)
+    artifact = Artifact(f"{mirror.url}rust/dist/cargo.tar.xz", hashlib.sha256(body).hexdigest(), top)
+    with pytest.raises(ToolchainError, match="lists an unsafe path"):
+        install(Release("rust", "1.99.0", (artifact,), components=("cargo",)), tmp_path / "tc")

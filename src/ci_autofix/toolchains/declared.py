@@ -193,10 +193,10 @@ class _Reader:
         try:
             st = path.lstat()
             if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FILE:
-                self.notes.append(f"{rel} is not a regular file of the repository; passed over")
+                self.notes.append(f"`{_shown(name)}` is not a regular file of the repository; passed over")
                 return None
             if any(p.is_symlink() for p in path.parents if self.root in p.parents):
-                self.notes.append(f"{rel} is reached through a symbolic link; passed over")
+                self.notes.append(f"`{_shown(name)}` is reached through a symbolic link; passed over")
                 return None
             return path.read_text(encoding="utf-8", errors="replace")
         except OSError:

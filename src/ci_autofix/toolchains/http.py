@@ -8,6 +8,7 @@ and refused once it passes its cap. The SHA-256 is computed while streaming.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import io
 import urllib.error
 import urllib.request
@@ -61,7 +62,7 @@ def _copy(url: str, out: BinaryIO, cap: int) -> str:
         raise ToolchainError(
             f"downloading {url} failed: HTTP {exc.code}", "Re-run the job; if it persists, check the mirror."
         ) from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ToolchainError(
             f"downloading {url} failed: {reason}",

@@ -235,7 +235,14 @@ def _merge_rust(component_root: Path, home: Path) -> None:
                     f"the Rust component {_shown(name)} lists an unsafe path ({_shown(line)})",
                     "Check the toolchain mirror.",
                 )
-            _move(source / rel, home / rel)
+            try:
+                _move(source / rel, home / rel)
+            except OSError as exc:
+                raise ToolchainError(
+                    f"the Rust component {_shown(name)} lacks a file its manifest lists ({_shown(rel)}: "
+                    f"{exc.strerror})",
+                    "The archive is not the publisher's; check the toolchain mirror.",
+                ) from None
 
 
 def _move(source: Path, target: Path) -> None:
