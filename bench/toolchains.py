@@ -1,5 +1,5 @@
 """Provisioning time per runtime against the test mirror (real archives on 127.0.0.1, built from this
-machine's node, golang-go and rustup toolchain by `tests/toolchains/toolchain_mirror.py`).
+machine's node, golang-go and rustup toolchain by `tests/testing/toolchain_mirror.py`).
 
     .venv/bin/python bench/toolchains.py [runs]      # default 3
 
@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "toolchains"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from toolchain_mirror import MirrorServer, available, build
+from testing.toolchain_mirror import MirrorServer, available, build
 
 from ci_autofix.toolchains.declared import Declarations, Declared
 from ci_autofix.toolchains.provision import provision_declared

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toolchain_mirror import Built, MirrorServer, available, build
+from testing.toolchain_mirror import Built, MirrorServer, available, build
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toolchain_mirror import MirrorServer
+from testing.toolchain_mirror import MirrorServer
 
 from ci_autofix.ladder.workarea import sandbox_ids
 from ci_autofix.sandbox import Sandbox, chown_tree

@@ -12,7 +12,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from toolchain_mirror import Built, MirrorServer
+from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.install import install

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from toolchain_mirror import Built, MirrorServer
+from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.ladder.workarea import sandbox_ids
 from ci_autofix.sandbox import Sandbox, chown_tree

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from toolchain_mirror import Built, MirrorServer
+from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.sources import (
