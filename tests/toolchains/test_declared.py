@@ -56,6 +56,14 @@ def test_an_unquoted_yaml_number_is_what_the_runner_passes(tmp_path: Path) -> No
     )
 
 
+def test_go_work_named_by_the_step(tmp_path: Path) -> None:
+    _write(tmp_path, {"go.work": "go 1.22.1\n\nuse ./a\n", "go.mod": "module x\n\ngo 1.21\n"})
+    job = _job("steps: [{uses: actions/setup-go@v5, with: {go-version-file: go.work}}]")
+    assert declared(tmp_path, job).get("go") == Declared(
+        "go", "1.22.1", "go.work go (named by `actions/setup-go@v5`)"
+    )
+
+
 def test_the_file_a_step_names_comes_next(tmp_path: Path) -> None:
     _write(
         tmp_path,

@@ -191,3 +191,16 @@ def test_a_rust_manifest_listing_an_unsafe_path_is_refused(
     artifact = Artifact(f"{mirror.url}rust/dist/cargo.tar.xz", hashlib.sha256(body).hexdigest(), top)
     with pytest.raises(ToolchainError, match="lists an unsafe path"):
         install(Release("rust", "1.99.0", (artifact,), components=("cargo",)), tmp_path / "tc")
+
+
+def test_a_go_index_with_a_forged_checksum_is_refused(
+    mirror: MirrorServer, built: Built, tmp_path: Path
+) -> None:
+    index = mirror.read("go/index.json")
+    real = hashlib.sha256(mirror.read(f"go/go{built.go}.linux-amd64.tar.gz")).hexdigest()
+    mirror.override("go/index.json", index.replace(real.encode(), b"f" * 64))
+    with pytest.raises(ToolchainError, match="does not match the publisher's checksum"):
+        install(_go(mirror, built), tmp_path / "tc")
+    mirror.override("go/index.json", index.replace(real.encode(), b"not-a-checksum"))
+    with pytest.raises(ToolchainError, match="gives no valid SHA-256"):
+        _go(mirror, built)

@@ -208,6 +208,7 @@ class _Reader:
         readers: dict[str, Callable[[str], tuple[str, str] | None]] = {
             "package.json": lambda n: self._package_json(n),
             "go.mod": lambda n: self._go_mod(n),
+            "go.work": lambda n: self._go_mod(n),
             ".tool-versions": lambda n: self._tool_versions(runtime, n),
             "mise.toml": lambda n: self._mise(runtime, n),
         }
