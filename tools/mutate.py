@@ -790,8 +790,15 @@ MUTATIONS = [
     Mutation(
         "toolchains-rust-file-does-not-override-step",
         "toolchains/declared.py",
-        'if from_repo is not None and (runtime not in found or runtime == "rust"):',
+        "if from_repo is not None and (runtime not in found or rustup_file):",
         "if from_repo is not None and runtime not in found:",
+        TOOLCHAIN_DECLARED,
+    ),
+    Mutation(
+        "toolchains-any-rust-file-overrides-step",
+        "toolchains/declared.py",
+        'rustup_file = from_repo is not None and from_repo.source.startswith("rust-toolchain")',
+        "rustup_file = from_repo is not None",
         TOOLCHAIN_DECLARED,
     ),
 ]

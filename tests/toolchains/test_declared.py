@@ -143,6 +143,14 @@ def test_a_rust_toolchain_file_overrides_the_step_as_rustup_does(tmp_path: Path)
     assert any("overrides" in note for note in found.notes)
 
 
+def test_rust_in_tool_versions_does_not_override_the_step(tmp_path: Path) -> None:
+    _write(tmp_path, {".tool-versions": "rust 1.79.0\n", "mise.toml": '[tools]\nrust = "1.78"\n'})
+    job = _job("steps: [{uses: dtolnay/rust-toolchain@1.80}]")
+    assert declared(tmp_path, job).get("rust") == Declared(
+        "rust", "1.80", "`dtolnay/rust-toolchain@1.80` input `ref`"
+    )
+
+
 @pytest.mark.parametrize(
     ("step", "expected"),
     [

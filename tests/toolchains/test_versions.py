@@ -77,6 +77,7 @@ def test_anything_else_is_refused(text: str) -> None:
 )
 def test_aliases_are_kept_for_the_index_to_resolve(alias: str) -> None:
     assert parse(alias).alias == alias
+    assert parse(alias.upper()).alias == alias  # lts/Iron as nvm reads it
 
 
 @pytest.mark.parametrize(

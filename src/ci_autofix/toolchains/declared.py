@@ -125,7 +125,9 @@ def declared(
                 found[runtime] = Declared(runtime, from_file[0], f"{from_file[1]} (named by {label})")
     for runtime in RUNTIMES:
         from_repo = reader.repository(runtime)
-        if from_repo is not None and (runtime not in found or runtime == "rust"):
+        # rustup reads a toolchain file (not .tool-versions or mise.toml) over what the step set
+        rustup_file = from_repo is not None and from_repo.source.startswith("rust-toolchain")
+        if from_repo is not None and (runtime not in found or rustup_file):
             if runtime in found and found[runtime].spec != from_repo.spec:
                 notes.append(
                     f"rust: {from_repo.source} overrides {found[runtime].source}, as rustup does on the runner"

@@ -64,8 +64,8 @@ def parse(text: str) -> Spec:
     text = text.strip()
     if not text or len(text) > _MAX_SPEC or not text.isascii() or not text.isprintable():
         raise BadSpec(f"{text[:40]!r} is not a version")
-    if _ALIAS.match(text):
-        return Spec(text, alias=text)
+    if _ALIAS.match(text.lower()):
+        return Spec(text, alias=text.lower())  # nvm and setup-node read lts/Iron as lts/iron
     alternatives = []
     for alternative in text.split("||"):
         alternatives.append(tuple(_comparators(alternative)))
