@@ -18,6 +18,8 @@ from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.install import install
 from ci_autofix.toolchains.sources import Artifact, Platform, Release, Sources, resolve
 
+pytestmark = pytest.mark.slow  # the mirror is built from real runtimes (about 30 s, once)
+
 X64 = Platform("linux-x64", "linux-amd64", "x86_64-unknown-linux-gnu")
 
 
