@@ -121,3 +121,10 @@ def test_install_stops_at_the_first_failure(tmp_path: Path) -> None:
     steps = [Install("node", ("false",), "x"), Install("go", ("true",), "y")]
     results = install(sandbox, steps)
     assert [r.exit_code for r in results] == [1]
+
+
+def test_the_jobs_env_reaches_the_install_but_not_over_the_sandboxs_own(tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path, timeout=30, extra_env={"GOTOOLCHAIN": "local"})
+    show = Install("go", ("sh", "-c", 'echo "$GOFLAGS $GOTOOLCHAIN"'), "go.mod")
+    (result,) = install(sandbox, [show], job_env={"GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "go1.99.0"})
+    assert result.output.strip() == "-mod=mod local"

@@ -4,14 +4,15 @@
 and `yarn install --immutable` (yarn.lock; `--frozen-lockfile` for yarn 1), pnpm and yarn run
 through corepack at the version `packageManager` names; `go mod download` (go.mod); `cargo fetch`
 (Cargo.toml; `--locked` with a Cargo.lock). Install scripts are the repository's code: `install`
-runs the commands through the `Sandbox`, as its uid, with the environment the caller gave it (the
-provisioned PATH, the job's `env:`).
+runs the commands through the `Sandbox`, as its uid, with the job's `env:` under the sandbox's own
+variables (the provisioned PATH and the runtimes' settings).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,9 +78,18 @@ def _file(root: Path, name: str) -> bool:
 
 
 def install(
-    sandbox: Sandbox, installs: Sequence[Install], *, timeout: float | None = None
+    sandbox: Sandbox,
+    installs: Sequence[Install],
+    *,
+    job_env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> list[shell.Completed]:
-    """Run `installs` in `sandbox` in order, stopping at the first that fails; what each did."""
+    """Run `installs` in `sandbox` in order, stopping at the first that fails; what each did.
+
+    `job_env` is the job's literal `env:` (as CI runs its steps with it); the sandbox's own variables
+    (the provisioned PATH, GOROOT, GOTOOLCHAIN, the caches) come after it and win."""
+    if job_env:
+        sandbox = dataclasses.replace(sandbox, extra_env={**job_env, **sandbox.extra_env})
     done: list[shell.Completed] = []
     for step in installs:
         result = sandbox.run(list(step.argv), timeout=timeout)
