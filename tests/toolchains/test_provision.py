@@ -1,6 +1,7 @@
 """Provisioning end to end against the mirror of real archives: each runtime installs and runs as the
 sandbox's uid, which cannot change it; what was declared resolves as declared; nothing the
-repository writes picks a URL or a file; the summary says what came from where."""
+repository writes picks a URL or a file; the summary says what came from where, and keeps every
+text that is not ours inside code (rendered by GitHub's own renderer)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+import cmarkgfm
 import pytest
 import yaml
+from cmarkgfm.cmark import Options as CmarkOptions
 from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.ladder.workarea import sandbox_ids
 from ci_autofix.sandbox import Sandbox, chown_tree
-from ci_autofix.toolchains.provision import Provisioned, provision
-
-pytestmark = pytest.mark.slow
+from ci_autofix.toolchains.declared import Declared
+from ci_autofix.toolchains.errors import ToolchainError
+from ci_autofix.toolchains.install import Installed
+from ci_autofix.toolchains.provision import Failure, Provisioned, Runtime, provision
 
 
 @pytest.fixture
@@ -61,6 +65,7 @@ def _cannot_change(sandbox: Sandbox, installed: Path) -> None:
         assert stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o022, path  # a link's own mode means nothing
 
 
+@pytest.mark.slow
 def test_node_from_the_step_range_runs_as_the_sandbox_uid(
     mirror: MirrorServer, built: Built, open_tmp: Path, ids: tuple[int, int]
 ) -> None:
@@ -79,6 +84,7 @@ def test_node_from_the_step_range_runs_as_the_sandbox_uid(
     _cannot_change(sandbox, node.installed.home)
 
 
+@pytest.mark.slow
 def test_go_from_go_mod_runs_as_the_sandbox_uid(
     mirror: MirrorServer, built: Built, open_tmp: Path, ids: tuple[int, int]
 ) -> None:
@@ -99,6 +105,7 @@ def test_go_from_go_mod_runs_as_the_sandbox_uid(
     _cannot_change(sandbox, go.installed.home)
 
 
+@pytest.mark.slow
 def test_rust_from_the_toolchain_file_runs_as_the_sandbox_uid(
     mirror: MirrorServer, built: Built, open_tmp: Path, ids: tuple[int, int]
 ) -> None:
@@ -125,6 +132,7 @@ def test_rust_from_the_toolchain_file_runs_as_the_sandbox_uid(
     _cannot_change(sandbox, home)
 
 
+@pytest.mark.slow
 def test_versions_that_cannot_be_had_fall_back_to_the_nearest_and_say_so(
     mirror: MirrorServer, built: Built, open_tmp: Path
 ) -> None:
@@ -148,6 +156,7 @@ def test_versions_that_cannot_be_had_fall_back_to_the_nearest_and_say_so(
     assert "(already installed)" in again.to_markdown()
 
 
+@pytest.mark.slow
 def test_nothing_the_repository_writes_picks_a_url_or_a_file(
     mirror: MirrorServer, built: Built, open_tmp: Path
 ) -> None:
@@ -200,6 +209,7 @@ def test_nothing_the_repository_writes_picks_a_url_or_a_file(
     assert attacker.url not in text
 
 
+@pytest.mark.slow
 def test_the_summary_names_source_checksum_and_time(
     mirror: MirrorServer, built: Built, open_tmp: Path
 ) -> None:
@@ -211,3 +221,37 @@ def test_the_summary_names_source_checksum_and_time(
     assert f"`{go.installed.sha256[0][:16]}`" in row
     assert row.endswith(f"| {go.seconds:.1f} |")
     assert stat.S_IMODE((open_tmp / "toolchains").stat().st_mode) == 0o755
+
+
+HOSTILE = "<img src=x onerror=alert(1)> [click](https://evil.example) @admin | ``` `"
+
+
+def _html(text: str) -> str:
+    return cmarkgfm.github_flavored_markdown_to_html(text, options=CmarkOptions.CMARK_OPT_UNSAFE)
+
+
+def test_hostile_text_in_a_failure_or_note_stays_code() -> None:
+    node = Installed(
+        "node", "20.20.2", Path("/opt/tc/node"), ("https://nodejs.org/dist/v20.20.2/node-v20.20.2-linux-x64.tar.xz",),
+        ("ab" * 32,), cached=False,
+    )  # fmt: skip
+    report = Provisioned(
+        runtimes=(Runtime(Declared("node", "20", ".nvmrc"), node, 1.5, note=f"nearest {HOSTILE}"),),
+        failures=(
+            Failure(
+                Declared("go", "1.22", "go.mod go"), ToolchainError(f"download failed: {HOSTILE}", HOSTILE)
+            ),
+        ),
+        notes=(HOSTILE,),
+    )
+    markdown = report.to_markdown()
+    html = _html(markdown)
+    assert "<img" not in html and "<a " not in html and "href" not in html
+    assert (
+        html.count("<table>") == 1 and html.count("<tr>") == 2
+    )  # the header and Node's row: no cell broke out
+    assert "| Node.js | 20.20.2 | `20` | `.nvmrc` |" in markdown and "| 1.5 |" in markdown
+
+
+def test_nothing_to_report_is_empty() -> None:
+    assert Provisioned().to_markdown() == ""
