@@ -161,6 +161,14 @@ def test_setuid_bits_and_group_write_are_dropped(mirror: MirrorServer, tmp_path:
     assert stat.S_IMODE(installed.home.stat().st_mode) == 0o755
 
 
+def test_the_destination_is_opened_to_others_whatever_the_umask(
+    mirror: MirrorServer, built: Built, tmp_path: Path
+) -> None:
+    (tmp_path / "tc").mkdir(mode=0o700)
+    install(_go(mirror, built), tmp_path / "tc")
+    assert stat.S_IMODE((tmp_path / "tc").stat().st_mode) == 0o755
+
+
 def test_a_destination_others_can_swap_is_refused(mirror: MirrorServer, built: Built, tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()

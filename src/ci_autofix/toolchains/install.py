@@ -95,7 +95,7 @@ def prepare(dest: Path) -> None:
             f"the toolchain directory {dest} is not a directory owned by ci-autofix's user",
             "Point the toolchain directory at a fresh path under the runner's temporary directory.",
         )
-    if stat.S_IMODE(st.st_mode) & 0o022:
+    if stat.S_IMODE(st.st_mode) != 0o755:  # not writable by others, and enterable whatever the umask
         dest.chmod(0o755)
     for parent in dest.resolve().parents:
         mode = parent.stat().st_mode
