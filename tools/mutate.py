@@ -43,6 +43,9 @@ COPY = ("tests/security/test_submodules.py", "tests/ladder/test_workarea.py")
 CLI_CHECK_DIFF = ("tests/cli/test_check_diff.py",)
 CLI_DEMO = ("tests/cli/test_demo.py",)
 CLI_FIX = ("tests/cli/test_fix.py",)
+TOOLCHAIN_INSTALL = ("tests/toolchains/test_install.py",)
+TOOLCHAIN_SOURCES = ("tests/toolchains/test_sources.py",)
+TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -878,6 +881,139 @@ MUTATIONS = [
         "    try:\n        price_table()\n    except UserError",
         "    try:\n        pass\n    except UserError",
         CLI_FIX,
+    ),
+    Mutation(
+        "toolchains-checksum-not-compared",
+        "toolchains/install.py",
+        "    if digest != artifact.sha256:",
+        "    if False:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-size-not-capped",
+        "toolchains/install.py",
+        "cap=artifact.size or ARCHIVE_CAP",
+        "cap=ARCHIVE_CAP",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-absolute-member-extracted",
+        "toolchains/install.py",
+        'if name.startswith("/"):',
+        "if False:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-dotdot-member-extracted",
+        "toolchains/install.py",
+        'if ".." in parts:',
+        "if False:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-member-outside-top-extracted",
+        "toolchains/install.py",
+        "if not parts or parts[0] != top:",
+        "if not parts:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-device-extracted",
+        "toolchains/install.py",
+        "if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):",
+        "if False:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-escaping-link-extracted",
+        "toolchains/install.py",
+        'if link.startswith("/") or not (target == top or target.startswith(top + "/")):',
+        "if False:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-install-writable-by-others",
+        "toolchains/install.py",
+        "                path.chmod(0o755)",
+        "                path.chmod(0o777)",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-install-keeps-archive-owner",
+        "toolchains/install.py",
+        'tar.extract(member, into, filter="data")',
+        'tar.extract(member, into, filter="fully_trusted")',
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-altered-install-cached",
+        "toolchains/install.py",
+        "== stamp and _ours(home):",
+        "== stamp:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-swappable-destination",
+        "toolchains/install.py",
+        "if mode & 0o002 and not mode & stat.S_ISVTX:",
+        "if False:",
+        TOOLCHAIN_INSTALL,
+    ),
+    Mutation(
+        "toolchains-rust-manifest-unchecked",
+        "toolchains/sources.py",
+        "if not listed or listed[0].lower() != hashlib.sha256(raw).hexdigest():",
+        "if False:",
+        TOOLCHAIN_SOURCES,
+    ),
+    Mutation(
+        "toolchains-rust-component-any-host",
+        "toolchains/sources.py",
+        "if rest == url or not _RUST_PATH.match(rest) or not _HEX64.match(digest):",
+        "if not _HEX64.match(digest):",
+        TOOLCHAIN_SOURCES,
+    ),
+    Mutation(
+        "toolchains-mirror-unchecked",
+        "toolchains/sources.py",
+        "if not _MIRROR.match(mirror):",
+        "if False:",
+        TOOLCHAIN_SOURCES,
+    ),
+    Mutation(
+        "toolchains-no-nearest-fallback-note",
+        "toolchains/sources.py",
+        'return near, f"{spec.text} cannot be had (no such release); using the nearest, {versions.render(near)}"',
+        "return near, None",
+        TOOLCHAIN_SOURCES,
+    ),
+    Mutation(
+        "toolchains-version-file-through-a-link",
+        "toolchains/declared.py",
+        "if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FILE:",
+        "if st.st_size > _MAX_FILE:",
+        TOOLCHAIN_DECLARED,
+    ),
+    Mutation(
+        "toolchains-version-file-outside-checkout",
+        "toolchains/declared.py",
+        'if not name.strip() or rel.is_absolute() or ".." in rel.parts or "\\0" in name:',
+        'if not name.strip() or "\\0" in name:',
+        TOOLCHAIN_DECLARED,
+    ),
+    Mutation(
+        "toolchains-rust-file-does-not-override-step",
+        "toolchains/declared.py",
+        "if from_repo is not None and (runtime not in found or rustup_file):",
+        "if from_repo is not None and runtime not in found:",
+        TOOLCHAIN_DECLARED,
+    ),
+    Mutation(
+        "toolchains-any-rust-file-overrides-step",
+        "toolchains/declared.py",
+        'rustup_file = from_repo is not None and from_repo.source.startswith("rust-toolchain")',
+        "rustup_file = from_repo is not None",
+        TOOLCHAIN_DECLARED,
     ),
 ]
 
