@@ -820,6 +820,13 @@ MUTATIONS = [
         COPY,
     ),
     Mutation(
+        "copy-status-looks-into-submodules",
+        "git.py",
+        '"--untracked-files=normal", "--ignore-submodules=all"',
+        '"--untracked-files=normal"',
+        COPY,
+    ),
+    Mutation(
         "copy-judge-runs-as-the-fixers-uid",
         "ladder/workarea.py",
         "            user=self.judge_uid,\n",

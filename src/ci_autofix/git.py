@@ -54,8 +54,6 @@ _SAFE_CONFIG = (
     "-c",
     "submodule.recurse=false",
     "-c",
-    "diff.ignoreSubmodules=all",
-    "-c",
     "status.submoduleSummary=false",
     "-c",
     "fetch.recurseSubmodules=false",

@@ -51,10 +51,10 @@ def test_a_clean_copy_holds_exactly_the_tree(
         assert sandbox.home is not None and not (sandbox.home / ".config" / "planted").exists()
         status = sandbox.run(["git", "status", "--porcelain"]).output
         assert status.strip() == "M app.py"  # the copy's own .git holds the failing commit
-        if area.uid is not None:
+        if area.judge_uid is not None:  # judged runs have a uid of their own
             assert (sandbox.root.stat().st_uid, (sandbox.root / "app.py").stat().st_uid) == (
-                area.uid,
-                area.uid,
+                area.judge_uid,
+                area.judge_uid,
             )
 
 
