@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 # Tests reach only servers on 127.0.0.1: keep any machine proxy out of the way.
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
@@ -16,3 +19,21 @@ def pytest_xdist_auto_num_workers(config: object) -> int:
     entrypoint) or the emulator, so one per CPU leaves the CPUs half idle (on 2 CPUs: 11 min with
     2 workers, 8.8 min with 4, the whole suite)."""
     return 2 * (os.cpu_count() or 1)
+
+
+# The lanes. `e2e`: a test that runs a flow end to end (the GitHub emulator, the Messages fake, or our
+# own entrypoint in a subprocess); `slow`: a test that runs real tools or installs packages. The
+# README's test command runs every lane; `pytest -m "not e2e and not slow"` is the unit loop.
+_E2E_FIXTURES = frozenset({"github_emulator", "messages_api"})
+_E2E_FOLDERS = frozenset(
+    {"apply", "cli", "container", "faults", "gates", "integrity", "loop", "review", "security"}
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath))
+        folder = path.parent.name if path.parent.parent.name == "tests" else ""
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & _E2E_FIXTURES or folder in _E2E_FOLDERS or path.stem.endswith("_e2e"):
+            item.add_marker(pytest.mark.e2e)
