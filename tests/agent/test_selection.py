@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from testing.git import Author, commit, init
 
-from ci_autofix.agent.selection import Kind, NotARunner, Refused, Runner, check, grammar_text, runners
+from ci_autofix.agent.selection import Kind, NotARunner, Refused, TestRunner, check, grammar_text, runners
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
 
@@ -58,22 +58,22 @@ def refusal(command: str, root: Path) -> str:
 # ---- which allowed commands are runners ---------------------------------------------------------------------
 def test_runners_come_only_from_allowed_commands_with_their_program_word_for_word() -> None:
     assert runners(ALLOWED) == [
-        Runner(Kind.PYTEST, ("python3", "-m", "pytest")),
-        Runner(Kind.PYTEST, ("pytest",)),
-        Runner(Kind.JS, ("npm", "test"), separator=True),
-        Runner(Kind.JS, ("npx", "jest")),
-        Runner(Kind.JS, ("vitest", "run")),
-        Runner(Kind.GO, ("go", "test")),
-        Runner(Kind.CARGO, ("cargo", "test")),
+        TestRunner(Kind.PYTEST, ("python3", "-m", "pytest")),
+        TestRunner(Kind.PYTEST, ("pytest",)),
+        TestRunner(Kind.JS, ("npm", "test"), separator=True),
+        TestRunner(Kind.JS, ("npx", "jest")),
+        TestRunner(Kind.JS, ("vitest", "run")),
+        TestRunner(Kind.GO, ("go", "test")),
+        TestRunner(Kind.CARGO, ("cargo", "test")),
     ]
     # shell syntax, an environment prefix, another subcommand: no runner
     assert (
         runners(["cd sub && pytest", "FOO=1 pytest", "go vet ./...", "npm run lint", "python3 -c 'x'"]) == []
     )
     assert runners(["pnpm run test", "cargo +nightly test", ".venv/bin/python -m pytest"]) == [
-        Runner(Kind.JS, ("pnpm", "run", "test"), separator=True),
-        Runner(Kind.CARGO, ("cargo", "+nightly", "test")),
-        Runner(Kind.PYTEST, (".venv/bin/python", "-m", "pytest")),
+        TestRunner(Kind.JS, ("pnpm", "run", "test"), separator=True),
+        TestRunner(Kind.CARGO, ("cargo", "+nightly", "test")),
+        TestRunner(Kind.PYTEST, (".venv/bin/python", "-m", "pytest")),
     ]
 
 

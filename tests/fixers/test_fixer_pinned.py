@@ -15,7 +15,7 @@ import pytest
 from fixer_projects import BIN, Project, own_version
 
 from ci_autofix.fixers import plan_fixers, run_fixers
-from ci_autofix.fixers.install import Installer, Tool, Unavailable, _pip_env, default
+from ci_autofix.fixers.install import Installed, Installer, Unavailable, _pip_env, default
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.workflow.versions import Requirement
 
@@ -139,7 +139,9 @@ def test_without_pip_in_our_interpreter_the_environment_brings_its_own(tmp_path:
     )
     toolbox = Installer(tmp_path / "tools", timeout=300, python=bare / "bin" / "python")
     tool = toolbox.tool("ruff", Requirement(f"=={OLD_RUFF}"))
-    assert tool == Tool(tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "ruff", OLD_RUFF, installed=True)
+    assert tool == Installed(
+        tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "ruff", OLD_RUFF, installed=True
+    )
     assert (
         tmp_path / "tools" / f"ruff-{OLD_RUFF}" / "bin" / "pip"
     ).is_file()  # ensurepip's, used for the install
@@ -212,7 +214,7 @@ def test_without_a_pin_or_an_installed_tool_the_default_is_installed_from_its_ha
     locked = default("isort")
     assert locked is not None and locked.version == own_version("isort")  # the dev extra pins the same
     tool = _no_own_tools(tmp_path / "tools").tool("isort", None)
-    assert isinstance(tool, Tool), tool
+    assert isinstance(tool, Installed), tool
     assert (tool.executable, tool.version, tool.installed) == (
         tmp_path / "tools" / f"isort-{locked.version}" / "bin" / "isort",
         locked.version,
@@ -220,7 +222,7 @@ def test_without_a_pin_or_an_installed_tool_the_default_is_installed_from_its_ha
     )
     # a repository that pins exactly the default gets the same hash-checked installation
     again = _no_own_tools(tmp_path / "tools").tool("isort", Requirement(f"=={locked.version}"))
-    assert isinstance(again, Tool) and again.executable == tool.executable
+    assert isinstance(again, Installed) and again.executable == tool.executable
 
 
 @pytest.mark.slow

@@ -55,7 +55,7 @@ class Kind(Enum):
 
 
 @dataclass(frozen=True)
-class Runner:
+class TestRunner:
     kind: Kind
     prefix: tuple[str, ...]  # the allowed command's program words, e.g. ("python3", "-m", "pytest")
     separator: bool = False  # a package manager's script: the selection arguments follow `--`
@@ -70,9 +70,9 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 _PLAIN = re.compile(r"[\w./+:=@%,-]+")  # an allowed command's word with nothing a shell would change
 
 
-def runners(allowed: Iterable[str]) -> list[Runner]:
+def runners(allowed: Iterable[str]) -> list[TestRunner]:
     """The test runners among the allowed commands (each program once)."""
-    found: dict[tuple[str, ...], Runner] = {}
+    found: dict[tuple[str, ...], TestRunner] = {}
     for command in allowed:
         runner = _runner(command)
         if runner is not None:
@@ -80,32 +80,34 @@ def runners(allowed: Iterable[str]) -> list[Runner]:
     return list(found.values())
 
 
-def _runner(command: str) -> Runner | None:
+def _runner(command: str) -> TestRunner | None:
     words = command.split()
     if not words or not all(_PLAIN.fullmatch(w) for w in words):
         return None
     program = PurePosixPath(words[0]).name
     second = words[1] if len(words) > 1 else ""
     if program in ("pytest", "py.test"):
-        return Runner(Kind.PYTEST, (words[0],))
+        return TestRunner(Kind.PYTEST, (words[0],))
     if _PYTHON.fullmatch(program) and words[1:3] == ["-m", "pytest"]:
-        return Runner(Kind.PYTEST, tuple(words[:3]))
+        return TestRunner(Kind.PYTEST, tuple(words[:3]))
     if program in ("jest", "vitest"):
-        return Runner(Kind.JS, tuple(words[:2]) if (program, second) == ("vitest", "run") else (words[0],))
+        return TestRunner(
+            Kind.JS, tuple(words[:2]) if (program, second) == ("vitest", "run") else (words[0],)
+        )
     if program == "npx" and PurePosixPath(second).name in ("jest", "vitest"):
         run = words[2:3] == ["run"] and second == "vitest"
-        return Runner(Kind.JS, tuple(words[: 3 if run else 2]))
+        return TestRunner(Kind.JS, tuple(words[: 3 if run else 2]))
     if program in ("npm", "pnpm", "yarn"):
         if second in ("test", "t"):
-            return Runner(Kind.JS, tuple(words[:2]), separator=True)
+            return TestRunner(Kind.JS, tuple(words[:2]), separator=True)
         if words[1:3] == ["run", "test"]:
-            return Runner(Kind.JS, tuple(words[:3]), separator=True)
+            return TestRunner(Kind.JS, tuple(words[:3]), separator=True)
     if program == "go" and second == "test":
-        return Runner(Kind.GO, tuple(words[:2]))
+        return TestRunner(Kind.GO, tuple(words[:2]))
     if program == "cargo":
         toolchain = 1 if second.startswith("+") else 0
         if words[1 + toolchain : 2 + toolchain] == ["test"]:
-            return Runner(Kind.CARGO, tuple(words[: 2 + toolchain]))
+            return TestRunner(Kind.CARGO, tuple(words[: 2 + toolchain]))
     return None
 
 
@@ -314,7 +316,7 @@ _GRAMMARS = {Kind.PYTEST: _PYTEST, Kind.JS: _JS, Kind.GO: _GO, Kind.CARGO: _CARG
 _NAME = re.compile(r"[\w:]+")
 
 
-def grammar_text(found: Sequence[Runner]) -> str:
+def grammar_text(found: Sequence[TestRunner]) -> str:
     """The grammar for the tool description: one line per runner."""
     lines = []
     for runner in found:
@@ -329,7 +331,7 @@ def grammar_text(found: Sequence[Runner]) -> str:
 
 
 # ---- checking one command line ---------------------------------------------------------------------
-def check(command: str, found: Sequence[Runner], inside: Callable[[str], object]) -> list[str]:
+def check(command: str, found: Sequence[TestRunner], inside: Callable[[str], object]) -> list[str]:
     """The argv for `command` when it is an allowed runner with selection arguments only.
 
     `inside(path)` raises (any exception; its message is the reason) when `path` leaves the
@@ -368,12 +370,14 @@ def check(command: str, found: Sequence[Runner], inside: Callable[[str], object]
     return argv
 
 
-def _matching(argv: list[str], found: Sequence[Runner]) -> Runner | None:
+def _matching(argv: list[str], found: Sequence[TestRunner]) -> TestRunner | None:
     candidates = [r for r in found if tuple(argv[: len(r.prefix)]) == r.prefix]
     return max(candidates, key=lambda r: len(r.prefix), default=None)
 
 
-def _arguments(runner: Runner, grammar: _Grammar, args: list[str], inside: Callable[[str], object]) -> None:
+def _arguments(
+    runner: TestRunner, grammar: _Grammar, args: list[str], inside: Callable[[str], object]
+) -> None:
     names = 0
     i = 0
     while i < len(args):
@@ -392,7 +396,7 @@ def _arguments(runner: Runner, grammar: _Grammar, args: list[str], inside: Calla
         i += 1
 
 
-def _option(runner: Runner, grammar: _Grammar, args: list[str], i: int) -> int:
+def _option(runner: TestRunner, grammar: _Grammar, args: list[str], i: int) -> int:
     """How many words the option at `args[i]` takes (1 or 2); refuses an option outside the grammar."""
     arg = args[i]
     name, eq, attached = arg.partition("=")
@@ -420,7 +424,7 @@ def _option(runner: Runner, grammar: _Grammar, args: list[str], i: int) -> int:
     _refuse(runner, grammar, arg, _denied(grammar, arg))
 
 
-def _refuse(runner: Runner, grammar: _Grammar, arg: str, reason: str | None) -> typing.NoReturn:
+def _refuse(runner: TestRunner, grammar: _Grammar, arg: str, reason: str | None) -> typing.NoReturn:
     where = "after `--` " if grammar is _LIBTEST else ""
     allowed = f"Allowed {where}for `{runner.line}`: {grammar.allowed()}"
     if reason:
@@ -442,7 +446,7 @@ def _denied(grammar: _Grammar, arg: str) -> str | None:
     return None
 
 
-def _value(runner: Runner, grammar: _Grammar, option: _Option, spelling: str, value: str) -> None:
+def _value(runner: TestRunner, grammar: _Grammar, option: _Option, spelling: str, value: str) -> None:
     if value.startswith("-") or not value:
         raise Refused(f"`{spelling}` needs a value ({option.label()}), got `{value}`")
     if option.value and not re.fullmatch(option.value, value):

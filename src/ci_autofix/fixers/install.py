@@ -48,7 +48,7 @@ def default(package: str, defaults: Path = DEFAULTS) -> Default | None:
 
 
 @dataclass(frozen=True)
-class Tool:
+class Installed:
     executable: Path
     version: str
     installed: bool  # installed by us for this run (a pin, or the default version), not found already there
@@ -79,10 +79,10 @@ class Installer:
         # where a tool already installed is looked for: beside our interpreter, then PATH
         self.search = search if search is not None else _search_path()
         self.defaults = defaults
-        self._own: dict[str, Tool | Unavailable] = {}
+        self._own: dict[str, Installed | Unavailable] = {}
         self._pip: list[Path] | None = None  # the interpreter with pip (empty: none), once looked for
 
-    def tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
+    def tool(self, package: str, requirement: Requirement | None) -> Installed | Unavailable:
         try:
             return self._tool(package, requirement)
         except OSError as exc:  # tools_dir not writable, disk full, ...
@@ -91,9 +91,9 @@ class Installer:
                 version, f"preparing {package} failed: {exc.strerror or exc} ({self.tools_dir})"
             )
 
-    def _tool(self, package: str, requirement: Requirement | None) -> Tool | Unavailable:
+    def _tool(self, package: str, requirement: Requirement | None) -> Installed | Unavailable:
         own = self.own(package)
-        if isinstance(own, Tool) and (requirement is None or requirement.allows(own.version)):
+        if isinstance(own, Installed) and (requirement is None or requirement.allows(own.version)):
             return own
         locked = default(package, self.defaults)
         if locked and (requirement is None or requirement.allows(locked.version)):
@@ -102,7 +102,7 @@ class Installer:
             return own
         return self.install(package, requirement)
 
-    def own(self, package: str) -> Tool | Unavailable:
+    def own(self, package: str) -> Installed | Unavailable:
         """The tool already installed where `search` looks; as root, one the sandbox's uid can run
         (ours may sit in a home it cannot enter)."""
         if package not in self._own:
@@ -117,7 +117,7 @@ class Installer:
 
     def install(
         self, package: str, requirement: Requirement, *, locked: Path | None = None
-    ) -> Tool | Unavailable:
+    ) -> Installed | Unavailable:
         """Install `requirement` of `package`; with `locked`, exactly the files that requirements
         file pins by hash (pip refuses any other)."""
         label = requirement.exact or _label(requirement.spec)
@@ -158,7 +158,7 @@ class Installer:
             shutil.rmtree(target, ignore_errors=True)
             return Unavailable(requirement.exact, f"installing {spec} gave no `{package}` executable")
         tool = self._probe(package, executable, installed=True)
-        if isinstance(tool, Tool):
+        if isinstance(tool, Installed):
             (target / _READY).write_text(tool.version + "\n")
         return tool
 
@@ -175,7 +175,7 @@ class Installer:
             self._pip = [found] if found else []
         return self._pip[0] if self._pip else None
 
-    def _probe(self, package: str, executable: Path, *, installed: bool) -> Tool | Unavailable:
+    def _probe(self, package: str, executable: Path, *, installed: bool) -> Installed | Unavailable:
         fixer = next(f for f in FIXERS if f.package == package)
         result = shell.run(
             [str(executable), *fixer.version_args],
@@ -190,7 +190,7 @@ class Installer:
                 f"`{executable.name} {' '.join(fixer.version_args)}` failed "
                 f"({result.describe()}): {_last_words(result)}",
             )
-        return Tool(executable, match.group(1), installed)
+        return Installed(executable, match.group(1), installed)
 
 
 _OPERATORS = (

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.config import read_repo_config
-from ci_autofix.fixers.install import Installer, Tool
+from ci_autofix.fixers.install import Installed, Installer
 from ci_autofix.fixers.plan import FixerSpec, pinned
 from ci_autofix.ladder.environment import uses_ruff
 from ci_autofix.sandbox import Sandbox
@@ -64,7 +64,7 @@ def tool_dir(
         links.chmod(0o755)
         for package, requirement in sorted(wanted.items()):
             tool = installer.tool(package, requirement)
-            if isinstance(tool, Tool):
+            if isinstance(tool, Installed):
                 (links / package).symlink_to(tool.executable)
     except OSError:
         return None
