@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 from ci_autofix.agent.deadline import Deadline, OutOfTime
+from ci_autofix.agent.failure import ToolFailure
+from ci_autofix.agent.files import search
+from ci_autofix.agent.matcher import Matcher, TooSlow
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
 
@@ -56,3 +59,24 @@ def test_before_the_deadline_a_tool_answers_as_usual(tmp_path: Path) -> None:
     tools = _toolbox(tmp_path, Deadline(1000.0, lambda: 1.0))
     text, is_error = tools.dispatch("search", {"pattern": "return"})
     assert not is_error and "calc.py:2:" in text
+
+
+def test_a_search_stops_at_the_attempts_deadline_before_its_own_limit(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("needle\n")
+    with pytest.raises(ToolFailure, match="deadline"):
+        search(Sandbox(tmp_path), "needle", seconds=600, deadline=Deadline(0.0, lambda: 1.0))
+    with pytest.raises(TooSlow):  # each match, too
+        Matcher("needle", seconds=600, deadline=Deadline(0.0, lambda: 1.0)).search("needle")
+
+
+def test_a_command_is_stopped_at_the_attempts_deadline_not_at_its_own_timeout(tmp_path: Path) -> None:
+    tools = Toolbox(
+        Sandbox(tmp_path),
+        allowed_commands=[],
+        allow_shell=True,
+        command_timeout=600,
+        deadline=Deadline.never().within(1),
+    )
+    with pytest.raises(OutOfTime, match="`run`"):
+        tools.dispatch("run", {"command": "sleep 30 && touch finished"})
+    assert not (tmp_path / "finished").exists()  # killed at the deadline, not left to run on
