@@ -698,8 +698,8 @@ MUTATIONS = [
     Mutation(
         "bounds-tool-past-deadline-answers",
         "agent/tools.py",
-        "        if self.finished is None and self.deadline.passed():\n            raise OutOfTime(name)",
-        "        if False:\n            raise OutOfTime(name)",
+        "and self.deadline.passed():\n            raise OutOfTime(name)",
+        "and False:\n            raise OutOfTime(name)",
         BOUNDS,
     ),
     Mutation(

@@ -49,6 +49,12 @@ def test_a_tool_call_that_ends_past_the_attempts_deadline_ends_the_attempt(
     assert caught.value.tool == name
 
 
+def test_an_unknown_tools_name_is_never_put_in_a_halt(tmp_path: Path) -> None:
+    tools = _toolbox(tmp_path, Deadline(0.0, lambda: 1.0))
+    text, is_error = tools.dispatch("run`\n# injected", {})
+    assert is_error and "there is no tool named" in text  # the loop's next check ends the attempt
+
+
 def test_finishing_at_the_deadline_still_finishes(tmp_path: Path) -> None:
     tools = _toolbox(tmp_path, Deadline(0.0, lambda: 1.0))
     _, is_error = tools.dispatch("finish", {"summary": "s", "root_cause": "r", "confidence": "low"})

@@ -262,10 +262,11 @@ class Toolbox:
 
     def dispatch(self, name: str, arguments: Any) -> tuple[str, bool]:
         """Run one tool call; returns (text for the model, is_error). Raises only `Survivors`, and
-        `OutOfTime` when the attempt's deadline passed while the call ran (unless it finished the
-        attempt): whatever it returned then, the attempt is over."""
+        `OutOfTime` when the attempt's deadline passed while the call of one of our tools ran
+        (unless it finished the attempt): whatever it returned then, the attempt is over. A name
+        that is no tool of ours (the model's words) is never put in the halt's message."""
         answer = self._call(name, arguments)
-        if self.finished is None and self.deadline.passed():
+        if self.finished is None and (name == EDITOR_NAME or name in self.tools) and self.deadline.passed():
             raise OutOfTime(name)
         return answer
 
