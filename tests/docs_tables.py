@@ -141,10 +141,17 @@ def policy_table() -> str:
     return rules_markdown().rstrip()
 
 
+def protected_table() -> str:
+    from ci_autofix.paths import protected_markdown
+
+    return protected_markdown()
+
+
 SECTIONS = {
     "inputs": inputs_table,
     "outputs": outputs_table,
     "policy": policy_table,
+    "protected": protected_table,
     "commands": commands_section,
 }
 

@@ -46,6 +46,8 @@ CLI_FIX = ("tests/cli/test_fix.py",)
 TOOLCHAIN_INSTALL = ("tests/toolchains/test_install.py",)
 TOOLCHAIN_SOURCES = ("tests/toolchains/test_sources.py",)
 TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
+BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_agent_stops.py")
+ROUTING = ("tests/security/test_review_routing.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1021,6 +1023,111 @@ MUTATIONS = [
         'rustup_file = from_repo is not None and from_repo.source.startswith("rust-toolchain")',
         "rustup_file = from_repo is not None",
         TOOLCHAIN_DECLARED,
+    ),
+    Mutation(
+        "bounds-nearest-no-size-cap",
+        "agent/editor.py",
+        "    if len(old) > NEAREST_MAX_CHARS:",
+        "    if False:",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-nearest-no-window-cap",
+        "agent/editor.py",
+        "            if compared > NEAREST_MAX_WINDOWS or until.passed():",
+        "            if until.passed():",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-nearest-no-deadline",
+        "agent/editor.py",
+        "            if compared > NEAREST_MAX_WINDOWS or until.passed():",
+        "            if compared > NEAREST_MAX_WINDOWS:",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-occurrences-all-listed",
+        "agent/editor.py",
+        "    while len(found) < limit and (index := text.find(needle, start)) != -1:",
+        "    while (index := text.find(needle, start)) != -1:",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-tool-past-deadline-answers",
+        "agent/tools.py",
+        "and self.deadline.passed():\n            raise OutOfTime(name)",
+        "and False:\n            raise OutOfTime(name)",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-run-ignores-deadline",
+        "agent/tools.py",
+        "        timeout = max(min(self.command_timeout, self.deadline.remaining()), 0.001)",
+        "        timeout = self.command_timeout",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-matcher-ignores-deadline",
+        "agent/matcher.py",
+        "        self.deadline = (deadline or Deadline.never()).within(seconds)",
+        "        self.deadline = Deadline.never().within(seconds)",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-listing-ignores-deadline",
+        "agent/files.py",
+        "        if until.passed():\n            raise ToolFailure(",
+        "        if False:\n            raise ToolFailure(",
+        BOUNDS,
+    ),
+    Mutation(
+        "bounds-halt-names-no-tool",
+        "agent/loop.py",
+        "budget.out_of_minutes(exc.tool)",
+        "budget.out_of_minutes()",
+        BOUNDS,
+    ),
+    Mutation(
+        "paths-codeowners-unprotected",
+        "paths.py",
+        '("CODEOWNERS", "docs/CODEOWNERS", "**/OWNERS", "**/OWNERS_ALIASES")',
+        '("**/OWNERS", "**/OWNERS_ALIASES")',
+        ROUTING,
+    ),
+    Mutation(
+        "paths-mergify-unprotected",
+        "paths.py",
+        '            ".mergify.yml",\n',
+        "",
+        ROUTING,
+    ),
+    Mutation(
+        "paths-renovate-unprotected",
+        "paths.py",
+        '            "renovate.json",\n',
+        "",
+        ROUTING,
+    ),
+    Mutation(
+        "paths-drone-unprotected",
+        "paths.py",
+        '            ".drone.yml",\n',
+        "",
+        ROUTING,
+    ),
+    Mutation(
+        "paths-bitbucket-unprotected",
+        "paths.py",
+        '            "bitbucket-pipelines.yml",\n',
+        "",
+        ROUTING,
+    ),
+    Mutation(
+        "paths-gitlab-includes-unprotected",
+        "paths.py",
+        '            ".gitlab/**",\n',
+        "",
+        ROUTING,
     ),
 ]
 

@@ -1,10 +1,13 @@
-"""Path globs, and the paths no fix may change: the files that decide what CI executes, and with which rights.
+"""Path globs, and the paths no fix may change: the files that decide what CI executes, with which
+rights, who must review a change, and when a bot merges one.
 
 A fix is code that CI will run, so it may change the code under test; it may not change what CI
 itself is: which jobs run, with which permissions and secrets, which third-party actions or hooks
-they fetch, who must review. Those files are protected: the sandbox refuses to write them, the
-fixers' changes to them are put back, and the patch policy blocks a diff that touches them
-(`protected-path`). The `protected-paths` input adds globs to these; it never removes one.
+they fetch, who must review, which pull requests a merge bot merges on its own. Those files are
+protected (`PROTECTED`, the one table of them): the sandbox refuses to write them, the fixers'
+changes to them are put back, and the patch policy blocks a diff that touches them
+(`protected-path`). The README's table of them is rendered from `PROTECTED`. The
+`protected-paths` input adds globs to these; it never removes one.
 
 Not protected, on purpose: build and dependency files a real fix may need (`Makefile`,
 `pyproject.toml`, `package.json`, `tox.ini`, `noxfile.py`, `Dockerfile`, lockfiles). CI runs
@@ -17,25 +20,101 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-DEFAULT_PROTECTED: tuple[str, ...] = (
-    # GitHub's own: workflows, local actions, CODEOWNERS, dependabot, issue and PR templates
-    ".github/**",
-    # a local action (`uses: ./path`) can live anywhere in the repository
-    "**/action.yml",
-    "**/action.yaml",
-    # hooks that pre-commit (and pre-commit.ci, on every push) fetches and runs
-    ".pre-commit-config.yaml",
-    # other CI systems that build every pushed branch, the suggestion branch included
-    ".circleci/**",
-    ".gitlab-ci.yml",
-    ".travis.yml",
-    "azure-pipelines.yml",
-    ".buildkite/**",
-    "Jenkinsfile",
-    "appveyor.yml",
-    ".appveyor.yml",
+
+@dataclass(frozen=True)
+class Protected:
+    """A group of protected globs and what those files decide (the README's words)."""
+
+    what: str
+    globs: tuple[str, ...]
+
+
+PROTECTED: tuple[Protected, ...] = (
+    Protected(
+        "GitHub's own: workflows, local actions, `CODEOWNERS`, Dependabot, and the merge bots' files kept there",
+        (".github/**",),
+    ),
+    Protected(
+        "a local action (`uses: ./path`), which can live anywhere", ("**/action.yml", "**/action.yaml")
+    ),
+    Protected(
+        "who must review: `CODEOWNERS` where GitHub also reads it (the root, `docs/`; GitLab's is under "
+        "`.gitlab/`), Prow's `OWNERS` files",
+        ("CODEOWNERS", "docs/CODEOWNERS", "**/OWNERS", "**/OWNERS_ALIASES"),
+    ),
+    Protected(
+        "merge bots and automerge rules: Mergify, Kodiak, bors, Renovate (Dependabot's is under `.github/`)",
+        (
+            ".mergify.yml",
+            ".mergify/**",
+            ".kodiak.toml",
+            "bors.toml",
+            "renovate.json",
+            "renovate.json5",
+            ".renovaterc",
+            ".renovaterc.json",
+            ".renovaterc.json5",
+        ),
+    ),
+    Protected(
+        "hooks that pre-commit (and pre-commit.ci, on every push) fetches and runs",
+        (".pre-commit-config.yaml",),
+    ),
+    Protected(
+        "other CI systems, which build every pushed branch (the suggestion branch too): GitLab (with its "
+        "includes), CircleCI, Travis, Azure Pipelines, Buildkite, Jenkins, AppVeyor, Drone, Bitbucket "
+        "Pipelines, Woodpecker, Cirrus, Codefresh, Semaphore, Google Cloud Build, AWS CodeBuild, Bitrise, "
+        "Gitea and Forgejo Actions",
+        (
+            ".gitlab-ci.yml",
+            ".gitlab/**",
+            ".circleci/**",
+            ".travis.yml",
+            "azure-pipelines.yml",
+            "azure-pipelines.yaml",
+            ".azure-pipelines/**",
+            ".buildkite/**",
+            "buildkite.yml",
+            "buildkite.yaml",
+            "buildkite.json",
+            "**/Jenkinsfile",
+            "appveyor.yml",
+            ".appveyor.yml",
+            ".drone.yml",
+            ".drone.yaml",
+            ".drone.star",
+            ".drone.jsonnet",
+            "bitbucket-pipelines.yml",
+            ".woodpecker.yml",
+            ".woodpecker.yaml",
+            ".woodpecker/**",
+            ".cirrus.yml",
+            ".cirrus.star",
+            "codefresh.yml",
+            "codefresh.yaml",
+            ".codefresh/**",
+            ".semaphore/**",
+            "cloudbuild.yaml",
+            "cloudbuild.yml",
+            "cloudbuild.json",
+            "buildspec.yml",
+            "buildspec.yaml",
+            "bitrise.yml",
+            ".gitea/**",
+            ".forgejo/**",
+        ),
+    ),
 )
+DEFAULT_PROTECTED: tuple[str, ...] = tuple(glob for group in PROTECTED for glob in group.globs)
+
+
+def protected_markdown() -> str:
+    """The table of `PROTECTED` for the README."""
+    rows = ["| protected paths | what they decide |", "|---|---|"]
+    rows += [f"| {', '.join(f'`{g}`' for g in group.globs)} | {group.what} |" for group in PROTECTED]
+    return "\n".join(rows)
 
 
 def protected_globs(extra: Iterable[str] = ()) -> tuple[str, ...]:

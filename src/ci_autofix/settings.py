@@ -157,9 +157,9 @@ class Settings(BaseSettings):
     test_command: str = Field("", description="Extra command that must pass for a fix to count as verified.")
     protected_paths: StrList = Field(
         default_factory=list,
-        description="Globs of paths the fix may not touch, in addition to the files that decide what CI runs "
-        "(`.github/**`, `action.yml`/`action.yaml` anywhere, `.pre-commit-config.yaml`, other CI systems' "
-        "files: see Security).",
+        description="Globs of paths the fix may not touch, in addition to the files that decide what CI runs, "
+        "who must review and what a merge bot merges (`.github/**`, `action.yml`/`action.yaml` anywhere, "
+        "`CODEOWNERS`, merge bots' and other CI systems' files: see Security).",
     )
     max_changed_lines: int = Field(200, ge=1, le=100_000, description="Largest fix, in changed lines.")
     max_files: int = Field(10, ge=1, le=1000, description="Largest fix, in changed files.")

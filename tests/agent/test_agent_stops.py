@@ -163,13 +163,34 @@ def test_the_cost_budget_halts_once_spent(sandbox: Sandbox, llm: LLM, messages_a
 
 
 def test_the_wall_clock_budget_halts(sandbox: Sandbox, llm: LLM, messages_api: FakeMessagesAPI) -> None:
-    # readings: start, before turn 1, the tool's remaining time, before turn 2 (a 1-minute budget)
-    readings = [0.0, 30.0, 30.0, 61.0]
-    ticks = iter(readings)
-    messages_api.push(reply(tool_use("list_files", {})), reply(tool_use("finish", FINISH)))
+    # the minute passes while the model writes its second reply: that reply's tool calls are not run
+    messages_api.push(*[reply(tool_use("list_files", {}))] * 2, reply(tool_use("finish", FINISH)))
+    clock = lambda: 61.0 if len(messages_api.bodies) >= 2 else 0.0  # noqa: E731
     with pytest.raises(Halt) as caught:
-        run_agent(request(max_minutes=1), llm=llm, sandbox=sandbox, clock=lambda: next(ticks, readings[-1]))
+        run_agent(request(max_minutes=1), llm=llm, sandbox=sandbox, clock=clock)
     assert caught.value.reason is HaltReason.BUDGET and "1 minutes" in caught.value.message
+    assert "inside" not in caught.value.message and len(messages_api.bodies) == 2
+
+
+def test_a_tool_call_that_runs_into_the_deadline_ends_the_attempt_naming_the_tool(
+    broken_repo: Path, sandbox: Sandbox, llm: LLM, messages_api: FakeMessagesAPI
+) -> None:
+    started = broken_repo / "started"
+    clock = lambda: 61.0 if started.exists() else 0.0  # noqa: E731  (the minute passes while the command runs)
+    messages_api.push(
+        reply(
+            tool_use("run", {"command": "touch started && sleep 600"}),
+            tool_use("run", {"command": "touch second"}),
+        ),
+        reply(tool_use("finish", FINISH)),
+    )
+    limited = request(max_minutes=1, allow_shell=True, command_timeout=2)
+    with pytest.raises(Halt) as caught:
+        run_agent(limited, llm=llm, sandbox=sandbox, clock=clock)
+    assert caught.value.reason is HaltReason.BUDGET, caught.value
+    assert "1 minutes" in caught.value.message and "inside a call of the `run` tool" in caught.value.message
+    assert started.exists() and not (broken_repo / "second").exists()  # the turn's next call never ran
+    assert len(messages_api.bodies) == 1
 
 
 # ---- API errors ------------------------------------------------------------------------------------------

@@ -139,6 +139,7 @@ def test_changes_outside_the_scope_are_undone_and_recorded(project: Project, tmp
 def test_protected_paths_are_never_changed(project: Project, tmp_path: Path) -> None:
     project.write("pyproject.toml", PYPROJECT)
     project.write(".github/workflows/render.py", "steps=[ 'lint','test' ]\n")
+    project.write(".gitlab/ci/generate.py", "jobs=[ 'deploy' ]\n")  # a GitLab child pipeline's generator
     project.write("ci/conf.py", "a=1\n")
     project.write("app.py", "b=2\n")
     project.commit()
@@ -148,7 +149,7 @@ def test_protected_paths_are_never_changed(project: Project, tmp_path: Path) -> 
     sandbox = Sandbox(project.root, protected=("ci/**",))
     [run] = run_fixers(sandbox, plan, tools_dir=tmp_path / "tools", timeout=60)
     assert run.changed_files == ["app.py"]
-    assert run.restored == [".github/workflows/render.py", "ci/conf.py"]
+    assert run.restored == [".github/workflows/render.py", ".gitlab/ci/generate.py", "ci/conf.py"]
     assert project.git("status", "--porcelain") == " M app.py\n"
 
 

@@ -4,7 +4,8 @@ Commands: `view` (a file with line numbers, or a directory two levels deep), `st
 (exactly one match), `create` (a new file) and `insert` (after a line, 0 = top). Every path
 goes through `Sandbox.resolve`; a failed command raises `ToolFailure` with text that tells
 the model what went wrong and what to do, e.g. the nearest match of an `old_str` that did
-not match.
+not match. That search for similar text is bounded in size and time (`_nearest`), and stops
+at the attempt's `Deadline`, as listing a directory does.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from ci_autofix.agent.deadline import Deadline
 from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.files import list_tree
 from ci_autofix.sandbox import Sandbox, SandboxViolation
@@ -21,12 +23,28 @@ TOOL_TYPE = "text_editor_20250728"
 TOOL_NAME = "str_replace_based_edit_tool"
 DEFAULT_MAX_CHARACTERS = 20_000
 MAX_FILE_BYTES = 2 * 1024 * 1024
+# The search for text similar to an `old_str` that did not match: one comparison of two texts
+# takes time that grows faster than the square of their length (seconds for a few thousand
+# characters), and cannot be interrupted, so each is kept small, and the search as a whole is
+# bounded in windows and in time.
+NEAREST_MAX_CHARS = 1_000  # the longest `old_str` searched for
+NEAREST_MAX_WINDOW_CHARS = 2 * NEAREST_MAX_CHARS  # a longer stretch of the file is not compared
+NEAREST_MAX_WINDOWS = 10_000
+NEAREST_SECONDS = 2.0
+MAX_LISTED_OCCURRENCES = 20
 
 
 class TextEditor:
-    def __init__(self, sandbox: Sandbox, *, max_characters: int = DEFAULT_MAX_CHARACTERS) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_characters: int = DEFAULT_MAX_CHARACTERS,
+        deadline: Deadline | None = None,
+    ) -> None:
         self.sandbox = sandbox
         self.max_characters = max_characters
+        self.deadline = deadline or Deadline.never()  # the attempt's
         self.changed: set[str] = set()
 
     def definition(self) -> dict[str, Any]:
@@ -58,7 +76,7 @@ class TextEditor:
         target = self.sandbox.resolve(path)
         rel = self.sandbox.relative(path).as_posix()
         if target.is_dir():
-            entries = list_tree(self.sandbox, rel, max_depth=2)
+            entries = list_tree(self.sandbox, rel, max_depth=2, deadline=self.deadline)
             return self._cap(f"{rel}/ (two levels, ignored files left out):\n" + "\n".join(entries))
         text = self._read(target, rel)
         lines = text.splitlines()
@@ -93,11 +111,14 @@ class TextEditor:
         text = self._read(target, rel)
         count = text.count(old)
         if count == 0:
-            raise ToolFailure(f"`old_str` was not found in {rel}; nothing was changed." + _nearest(text, old))
-        if count > 1:
-            lines = [text[:i].count("\n") + 1 for i in _occurrences(text, old)]
             raise ToolFailure(
-                f"`old_str` occurs {count} times in {rel} (lines {', '.join(map(str, lines))}); "
+                f"`old_str` was not found in {rel}; nothing was changed." + _nearest(text, old, self.deadline)
+            )
+        if count > 1:
+            lines = [text.count("\n", 0, i) + 1 for i in _occurrences(text, old, MAX_LISTED_OCCURRENCES)]
+            listed = ", ".join(map(str, lines)) + (", ..." if count > len(lines) else "")
+            raise ToolFailure(
+                f"`old_str` occurs {count} times in {rel} (lines {listed}); "
                 "include more surrounding lines so that it matches exactly once"
             )
         updated = text.replace(old, new, 1)
@@ -167,24 +188,40 @@ class TextEditor:
         return text[: self.max_characters] + f"\n[... cut at {self.max_characters} characters. {hint}]"
 
 
-def _occurrences(text: str, needle: str) -> list[int]:
-    found, start = [], 0
-    while (index := text.find(needle, start)) != -1:
+def _occurrences(text: str, needle: str, limit: int) -> list[int]:
+    """Where `needle` starts in `text`: the first `limit` places."""
+    found: list[int] = []
+    start = 0
+    while len(found) < limit and (index := text.find(needle, start)) != -1:
         found.append(index)
         start = index + 1
     return found
 
 
-def _nearest(text: str, old: str) -> str:
+def _nearest(text: str, old: str, deadline: Deadline | None = None) -> str:
     """The lines of `text` most like `old`, with their numbers, so the model can correct its `old_str`.
 
     A window scores by the share of `old_str`'s lines it contains exactly (ignoring indentation)
     and by character similarity; windows one line shorter to two lines longer than `old_str`
     are tried, so a missed or an extra line still finds its place.
+
+    Bounded, whatever the model sends and the file holds: an `old_str` longer than
+    `NEAREST_MAX_CHARS` is not searched for, a window longer than `NEAREST_MAX_WINDOW_CHARS` is
+    not compared, and the search gives up after `NEAREST_MAX_WINDOWS` windows or
+    `NEAREST_SECONDS` (or at `deadline`, the attempt's); each time the text says so and tells the
+    model to view the file instead.
     """
     lines = text.splitlines()
     if not lines:
         return " The file is empty."
+    if len(old) > NEAREST_MAX_CHARS:
+        return (
+            f" `old_str` is {len(old):,} characters long, too long to search the file for similar text "
+            f"(at most {NEAREST_MAX_CHARS:,}): view the part of the file you mean (`view` with `view_range`) "
+            "and copy its exact text, or replace a shorter part that occurs once."
+        )
+    until = (deadline or Deadline.never()).within(NEAREST_SECONDS)
+    compared = 0
     want = old.strip("\n").splitlines() or [old]
     wanted = {line.strip() for line in want if line.strip()}
     target = "\n".join(want)
@@ -199,9 +236,18 @@ def _nearest(text: str, old: str) -> str:
             window = lines[start : start + length]
             if len(window) < length and length > size:
                 break
+            joined = "\n".join(window)
+            if len(joined) > NEAREST_MAX_WINDOW_CHARS:
+                break  # a longer window would be longer still
+            compared += 1
+            if compared > NEAREST_MAX_WINDOWS or until.passed():
+                return (
+                    " The search for similar text gave up (the file is too large or too repetitive for it): "
+                    "view the file (`view`, with `view_range` for a part) to see its current content."
+                )
             present = {line.strip() for line in window}
             exact = len(wanted & present) / len(wanted) if wanted else 0.0
-            matcher = difflib.SequenceMatcher(None, "\n".join(window), target, autojunk=False)
+            matcher = difflib.SequenceMatcher(None, joined, target, autojunk=False)
             if (exact + matcher.quick_ratio()) / 2 <= best:
                 continue
             score = (exact + matcher.ratio()) / 2

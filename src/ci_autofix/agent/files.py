@@ -1,4 +1,8 @@
-"""The repository's files as the agent sees them: git's view (ignored files left out), inside the sandbox."""
+"""The repository's files as the agent sees them: git's view (ignored files left out), inside the sandbox.
+
+Listing and searching stop at the attempt's `Deadline` when they are given one (the agent's tools
+are): then they raise `ToolFailure`, and the tool call ends the attempt (`Toolbox.dispatch`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import fnmatch
 import os
 from pathlib import Path
 
+from ci_autofix.agent.deadline import Deadline
 from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.matcher import Matcher, PatternError, TooSlow
 from ci_autofix.sandbox import Sandbox, SandboxViolation
@@ -30,19 +35,22 @@ _SKIP_DIRS = {
 }
 
 
-def repo_files(sandbox: Sandbox) -> list[str]:
+def repo_files(sandbox: Sandbox, deadline: Deadline | None = None) -> list[str]:
     """Workspace-relative paths of tracked and untracked, not ignored, files."""
+    until = deadline or Deadline.never()
     root = sandbox.root
     if sandbox.git_dir is not None or (root / ".git").exists():
         # our git (our git directory and configuration), never the work tree's own `.git`
-        result = sandbox.git().run(
-            "ls-files", "-z", "--cached", "--others", "--exclude-standard", check=False
-        )
+        git = sandbox.git()
+        git.timeout = max(min(git.timeout, until.remaining()), 0.001)
+        result = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", check=False)
         if result.ok and not result.truncated:
             names = sorted({name for name in result.output.split("\0") if name})
             return [n for n in names if (root / n).is_file() or (root / n).is_symlink()][:MAX_FILES]
     found: list[str] = []
     for directory, dirs, files in os.walk(root):
+        if until.passed():
+            raise ToolFailure("listing the repository's files stopped at the attempt's deadline")
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
         base = Path(directory).relative_to(root)
         found.extend((base / f).as_posix() for f in sorted(files))
@@ -62,7 +70,14 @@ def _readable(sandbox: Sandbox, rel: str) -> Path | None:
         return None
 
 
-def list_tree(sandbox: Sandbox, path: str = ".", *, max_depth: int = 2, limit: int = 500) -> list[str]:
+def list_tree(
+    sandbox: Sandbox,
+    path: str = ".",
+    *,
+    max_depth: int = 2,
+    limit: int = 500,
+    deadline: Deadline | None = None,
+) -> list[str]:
     """Files and directories under `path`, `max_depth` levels deep, directories ending in `/`."""
     prefix = sandbox.relative(path).as_posix()
     prefix = "" if prefix == "." else prefix
@@ -70,7 +85,7 @@ def list_tree(sandbox: Sandbox, path: str = ".", *, max_depth: int = 2, limit: i
         raise ToolFailure(f"{prefix} is not a directory")
     entries: list[str] = []
     seen: set[str] = set()
-    for rel in repo_files(sandbox):
+    for rel in repo_files(sandbox, deadline):
         if not _under(rel, prefix):
             continue
         parts = rel[len(prefix) :].lstrip("/").split("/")
@@ -97,15 +112,16 @@ def search(
     max_files: int = MAX_SEARCH_FILES,
     max_bytes: int = MAX_SEARCH_TOTAL_BYTES,
     seconds: float = SEARCH_SECONDS,
+    deadline: Deadline | None = None,
 ) -> str:
     """Lines matching `pattern` under `path`, as `path:line: text`.
 
     One search reads at most `max_files` files and `max_bytes` bytes (then says where it stopped)
     and matches for at most `seconds` in all: a pattern that takes longer is a `ToolFailure` that
-    tells the model to simplify it.
+    tells the model to simplify it. It stops at `deadline`, the attempt's, when that comes sooner.
     """
     try:
-        matcher = Matcher(pattern, seconds=seconds)
+        matcher = Matcher(pattern, seconds=seconds, deadline=deadline)
     except PatternError as exc:
         raise ToolFailure(f"invalid regular expression {pattern!r}: {exc} (Python `re` syntax)") from None
     prefix = sandbox.relative(path).as_posix()
@@ -115,9 +131,11 @@ def search(
     files_hit = 0
     files_read = 0
     scanned = 0
-    for rel in repo_files(sandbox):
+    for rel in repo_files(sandbox, deadline):
         if not _under(rel, prefix):
             continue
+        if matcher.deadline.passed():
+            raise _too_slow(seconds, rel)
         if glob and not (fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)):
             continue
         if files_read >= max_files or scanned >= max_bytes:
@@ -137,11 +155,7 @@ def search(
             try:
                 matched = matcher.search(line)
             except TooSlow:
-                raise ToolFailure(
-                    f"the pattern took too long (the search stopped after {seconds:g} s, at {rel}:{number}); "
-                    "simplify it: avoid nested or overlapping repetition such as `(a+)+` or `(a|aa)+`, "
-                    "prefer a literal word or an anchored pattern, or narrow the path or glob."
-                ) from None
+                raise _too_slow(seconds, f"{rel}:{number}") from None
             if matched:
                 total += 1
                 hit = True
@@ -158,6 +172,14 @@ def search(
         else ""
     )
     return f"{total} matches in {files_hit} files:\n" + "\n".join(lines_out) + more
+
+
+def _too_slow(seconds: float, where: str) -> ToolFailure:
+    return ToolFailure(
+        f"the pattern took too long (the search stopped after {seconds:g} s, at {where}); "
+        "simplify it: avoid nested or overlapping repetition such as `(a+)+` or `(a|aa)+`, "
+        "prefer a literal word or an anchored pattern, or narrow the path or glob."
+    )
 
 
 def _size(count: int) -> str:

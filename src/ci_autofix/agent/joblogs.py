@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ci_autofix.agent.deadline import Deadline
 from ci_autofix.agent.failure import ToolFailure
 from ci_autofix.agent.matcher import Matcher, PatternError, TooSlow
 from ci_autofix.agent.prompts import untrusted
@@ -161,14 +162,16 @@ class JobLogs:
         context: int = 0,
         max_matches: int = 30,
         seconds: float = SEARCH_SECONDS,
+        deadline: Deadline | None = None,
     ) -> str:
         """Lines matching `pattern` in one job (or all), `context` lines around each, grep-style
-        (`job:line: text` for a match, `job-line- text` around it), at most `max_matches`."""
+        (`job:line: text` for a match, `job-line- text` around it), at most `max_matches`; matched
+        for at most `seconds`, or until `deadline` (the attempt's) when that comes sooner."""
         jobs = [self._job(job)] if job is not None else self.jobs
         context = min(max(context, 0), MAX_CONTEXT)
         max_matches = min(max(max_matches, 1), MAX_MATCHES)
         try:
-            matcher = Matcher(pattern, seconds=seconds, ignore_case=ignore_case)
+            matcher = Matcher(pattern, seconds=seconds, ignore_case=ignore_case, deadline=deadline)
         except PatternError as exc:
             raise ToolFailure(f"invalid regular expression {pattern!r}: {exc} (Python `re` syntax)") from None
         out: list[str] = []

@@ -3,6 +3,8 @@
 Exits are typed: `finish` (or an `end_turn`) returns an `AgentResult`; a budget, a refusal,
 an exhausted context window, an unreachable model or the same failing tool call made
 `MAX_REPEATED_ERRORS` times in a row raise `Halt` with what was spent (`Halt.spent`).
+The minutes bound every tool call, not only the turns: the tools get the attempt's deadline,
+and a call that runs into it ends the attempt (`budget`, naming the tool).
 One `Budget` covers one attempt: a second run of the same attempt (the retry after a failed
 verification) is given the first run's `Budget` and gets only what is left of it.
 """
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ci_autofix.agent import prompts
 from ci_autofix.agent.caching import with_breakpoints
+from ci_autofix.agent.deadline import Deadline, OutOfTime
 from ci_autofix.agent.joblogs import JobLogs
 from ci_autofix.agent.model import AgentRequest, AgentResult
 from ci_autofix.agent.pricing import Price, Usage, cost_usd, price_for
@@ -32,7 +35,6 @@ if TYPE_CHECKING:
 MAX_CUT_OFFS = 3  # consecutive replies cut at max_tokens before we give up
 MAX_REPEATED_ERRORS = 3  # the same tool call (name and input) failing this many times in a row halts
 MAX_QUOTED_CHARS = 500  # of a looping call's input and error, in the halt's message
-MIN_COMMAND_SECONDS = 5.0
 CUT_OFF_NOTE = (
     "Your previous reply hit the output token limit and was cut off; {what} Continue with shorter "
     "steps: one tool call at a time, and short text."
@@ -93,8 +95,13 @@ class Budget:
         if self.spend.cost_usd >= self.max_cost_usd:
             return f"the agent reached the ${self.max_cost_usd:.2f} cost limit (`max-cost-usd`)"
         if now >= self.deadline:
-            return f"the agent ran out of its {self.max_minutes:g} minutes (`max-minutes`)"
+            return self.out_of_minutes()
         return None
+
+    def out_of_minutes(self, tool: str | None = None) -> str:
+        """The halt's words when the minutes are used up (inside the tool call `tool`, when given)."""
+        inside = f" inside a call of the `{tool}` tool, which was stopped there" if tool else ""
+        return f"the agent ran out of its {self.max_minutes:g} minutes (`max-minutes`){inside}"
 
 
 @dataclass
@@ -154,6 +161,7 @@ def run_agent(
     halt) reports the attempt's spend so far. Without it the run starts a budget of its own
     from `request`'s limits. `logs`, the failed jobs' stored logs, gives the agent the `logs` tool."""
     secrets = (*request.secrets, *secrets)
+    budget = budget if budget is not None else Budget.start(request, clock)
     toolbox = Toolbox(
         sandbox,
         allowed_commands=request.allowed_commands,
@@ -162,12 +170,12 @@ def run_agent(
         secrets=secrets,
         threads=request.threads,
         logs=logs,
+        deadline=Deadline(budget.deadline, clock),
     )
     tools = toolbox.definitions()
     system = [{"type": "text", "text": prompts.load("agent_system")}]
     messages: list[dict[str, Any]] = [first_message(request, secrets, logs)]
-    budget = budget if budget is not None else Budget.start(request, clock)
-    spend, deadline = budget.spend, budget.deadline
+    spend = budget.spend
     cut_offs = 0
     streak = _ErrorStreak()
 
@@ -217,12 +225,15 @@ def run_agent(
 
         if reply.stop_reason == "tool_use" and calls:
             cut_offs = 0
-            toolbox.command_timeout = max(
-                min(request.command_timeout, deadline - clock()), MIN_COMMAND_SECONDS
-            )
             results = []
             for call in calls:
-                results.append(block := _run_tool(toolbox, call))
+                if toolbox.finished is None and toolbox.deadline.passed():
+                    raise halt(HaltReason.BUDGET, budget.out_of_minutes())
+                try:
+                    block = _run_tool(toolbox, call)
+                except OutOfTime as exc:
+                    raise halt(HaltReason.BUDGET, budget.out_of_minutes(exc.tool)) from None
+                results.append(block)
                 looping = streak.record(call, str(block["content"]), bool(block.get("is_error")))
                 if looping and toolbox.finished is None:
                     raise halt(HaltReason.TOOL_ERROR_LOOP, streak.describe(secrets), streak.details(secrets))

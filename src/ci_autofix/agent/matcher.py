@@ -4,16 +4,17 @@ Python's `re` backtracks without limit: `(a|aa)+$` on a line of forty `a`s and a
 hours, and nothing can interrupt it from inside the process. The `regex` package (a superset of
 `re`'s syntax, so the model's patterns keep their meaning) takes a `timeout` on every match and
 also answers many patterns `re` backtracks on, such as `(a+)+$`, at once. One `Matcher` serves
-one search: every match gets what is left of the search's time, so the whole search ends by its
-deadline, however many lines it reads. A long text is searched a block of lines at a time
+one search: every match gets what is left of the search's time (its own `seconds`, or less when
+the attempt's `Deadline` comes sooner), so the whole search ends by then, however many lines it
+reads. A long text is searched a block of lines at a time
 (`may_match_a_line`), line by line only where the block matches.
 """
 
 from __future__ import annotations
 
-import time
-
 import regex
+
+from ci_autofix.agent.deadline import Deadline
 
 MAX_PATTERN_CHARS = 1000
 
@@ -27,7 +28,9 @@ class TooSlow(Exception):
 
 
 class Matcher:
-    def __init__(self, pattern: str, *, seconds: float, ignore_case: bool = False) -> None:
+    def __init__(
+        self, pattern: str, *, seconds: float, ignore_case: bool = False, deadline: Deadline | None = None
+    ) -> None:
         if len(pattern) > MAX_PATTERN_CHARS:
             raise PatternError(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS}")
         flags = regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0)
@@ -39,7 +42,7 @@ class Matcher:
         # `\A` and `\Z` mean a line's start and end only to a line-by-line search
         self._anchored = bool(regex.search(r"\\[AZz]", pattern))
         self.seconds = seconds
-        self._deadline = time.monotonic() + seconds
+        self.deadline = (deadline or Deadline.never()).within(seconds)
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in `text`; `TooSlow` once the deadline has passed."""
@@ -52,7 +55,7 @@ class Matcher:
         return self._anchored or self._search(self._each_line, block)
 
     def _search(self, compiled: regex.Pattern[str], text: str) -> bool:
-        remaining = self._deadline - time.monotonic()
+        remaining = self.deadline.remaining()
         if remaining <= 0:
             raise TooSlow
         try:

@@ -5,7 +5,10 @@ defaults, with the Google-style docstring's `Args:` as descriptions; strict type
 parameter). Its JSON Schema is the tool's input schema, and it checks the arguments of each
 tool call before the call, so malformed input becomes an error result that names each problem.
 `Toolbox` holds the tools of one attempt: the text editor, `search`, `list_files`, `run`,
-`logs` (when the failed jobs' logs were stored, see `joblogs`) and `finish`.
+`logs` (when the failed jobs' logs were stored, see `joblogs`) and `finish`. Every tool call
+is bounded by the attempt's `Deadline`: the slow ones (search, list, logs, run, the editor's
+search for similar text) stop at it, and a call that ends past it raises `OutOfTime`, which ends
+the attempt.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import ErrorDetails, core_schema
 
+from ci_autofix.agent.deadline import Deadline, OutOfTime
 from ci_autofix.agent.editor import TOOL_NAME as EDITOR_NAME
 from ci_autofix.agent.editor import TextEditor
 from ci_autofix.agent.failure import ToolFailure
@@ -216,8 +220,10 @@ class Toolbox:
         secrets: Sequence[str] = (),
         threads: Sequence[int] | None = None,
         logs: JobLogs | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self.sandbox = sandbox
+        self.deadline = deadline or Deadline.never()  # the attempt's
         self.threads = None if threads is None else tuple(threads)  # review mode: the threads to report
         self.job_logs = logs
         self.allowed = {_normal(c): c for c in allowed_commands if c.strip()}
@@ -226,7 +232,7 @@ class Toolbox:
         self.secrets = tuple(s for s in secrets if s)
         self.finished: Finish | None = None
         self.commands_run: list[tuple[str, int | None]] = []
-        self.editor = TextEditor(sandbox)
+        self.editor = TextEditor(sandbox, deadline=self.deadline)
         self.runners = runners(self.allowed.values())
         if allow_shell:
             rule = "Any shell command is allowed (bash -e -o pipefail)."
@@ -255,7 +261,16 @@ class Toolbox:
         return [self.editor.definition(), *(t.definition() for t in self.tools.values())]
 
     def dispatch(self, name: str, arguments: Any) -> tuple[str, bool]:
-        """Run one tool call; returns (text for the model, is_error). Raises only `Survivors`."""
+        """Run one tool call; returns (text for the model, is_error). Raises only `Survivors`, and
+        `OutOfTime` when the attempt's deadline passed while the call of one of our tools ran
+        (unless it finished the attempt): whatever it returned then, the attempt is over. A name
+        that is no tool of ours (the model's words) is never put in the halt's message."""
+        answer = self._call(name, arguments)
+        if self.finished is None and (name == EDITOR_NAME or name in self.tools) and self.deadline.passed():
+            raise OutOfTime(name)
+        return answer
+
+    def _call(self, name: str, arguments: Any) -> tuple[str, bool]:
         try:
             if name == EDITOR_NAME:
                 if not isinstance(arguments, dict):
@@ -298,7 +313,7 @@ class Toolbox:
             path: A directory or file to search under, relative to the repository root.
             glob: Only search files whose path or name matches this glob, e.g. `*.py`.
         """
-        return search_files(self.sandbox, pattern, path, glob)
+        return search_files(self.sandbox, pattern, path, glob, deadline=self.deadline)
 
     def list_files(self, path: str = ".", max_depth: int = 2) -> str:
         """List the repository's files and directories (ignored files left out).
@@ -307,7 +322,7 @@ class Toolbox:
             path: The directory to list, relative to the repository root.
             max_depth: How many levels deep to list (1 to 6).
         """
-        entries = list_tree(self.sandbox, path, max_depth=min(max(max_depth, 1), 6))
+        entries = list_tree(self.sandbox, path, max_depth=min(max(max_depth, 1), 6), deadline=self.deadline)
         return "\n".join(entries) if entries else "(no files)"
 
     def run(self, command: str) -> str:
@@ -325,7 +340,9 @@ class Toolbox:
         else:
             argv = self._selection(command)
             line = shlex.join(argv)
-        result = self.sandbox.run(argv, timeout=self.command_timeout)
+        # at most `command-timeout`, and never past the attempt's deadline (the sandbox takes 0 as "its default")
+        timeout = max(min(self.command_timeout, self.deadline.remaining()), 0.001)
+        result = self.sandbox.run(argv, timeout=timeout)
         self.commands_run.append((line, result.exit_code))
         status = result.describe() + (" (output shortened)" if result.truncated else "")
         return f"$ {line}\n[{status}]\n{result.output}"
@@ -388,7 +405,14 @@ class Toolbox:
             return logs.read(job, start, end)
         if not pattern:
             raise ToolFailure("`search` needs `pattern`, a regular expression")
-        return logs.search(pattern, job, ignore_case=ignore_case, context=context, max_matches=max_matches)
+        return logs.search(
+            pattern,
+            job,
+            ignore_case=ignore_case,
+            context=context,
+            max_matches=max_matches,
+            deadline=self.deadline,
+        )
 
     def finish(
         self, summary: str, root_cause: str, confidence: Confidence, notes_left_as_is: list[str] | None = None

@@ -50,7 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="GLOB",
-        help=f"a path glob no change may touch, besides {', '.join(DEFAULT_PROTECTED)} (repeatable)",
+        help=f"a path glob no change may touch, besides the {len(DEFAULT_PROTECTED)} globs of the files that "
+        "decide what CI runs, who must review and what a merge bot merges (the README's Security section "
+        "lists them) (repeatable)",
     )
     parser.add_argument(
         "--max-changed-lines",

@@ -118,8 +118,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "protected-path",
         "block",
-        "A protected path is changed: a file that decides what CI runs (`.github/**`, `action.yml`/`action.yaml` "
-        "anywhere, `.pre-commit-config.yaml`, other CI systems' files) or a `protected-paths` glob.",
+        "A protected path is changed: a file that decides what CI runs, who must review or what a merge bot "
+        "merges (`.github/**`, `action.yml`/`action.yaml` anywhere, `CODEOWNERS`, merge bots' and other CI "
+        "systems' files: the table under Security) or a `protected-paths` glob.",
     ),
     Rule("binary-file", "block", "A binary file is added, changed or deleted."),
     Rule("symlink", "block", "A symbolic link is added, changed or deleted."),
