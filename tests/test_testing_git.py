@@ -39,8 +39,12 @@ def test_a_given_home_is_the_one_global_config(machine_home: Path, tmp_path: Pat
     assert git(tmp_path, "config", "--global", "--get", "user.name", home=home) == "Given"
 
 
-def test_no_two_test_files_have_the_same_name() -> None:
+def test_no_two_test_files_have_the_same_module_name() -> None:
+    """pytest imports a test file by its name, or by its package's dotted name when its folder is a
+    package (has an `__init__.py`): two files of one name must not both be top-level modules."""
     names: dict[str, list[str]] = {}
     for path in sorted(TESTS.rglob("test_*.py")):
-        names.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
+        package = path.parent if (path.parent / "__init__.py").is_file() else None
+        module = f"{package.name}.{path.stem}" if package else path.stem
+        names.setdefault(module, []).append(str(path.relative_to(TESTS)))
     assert {name: where for name, where in names.items() if len(where) > 1} == {}
