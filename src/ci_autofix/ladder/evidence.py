@@ -88,6 +88,8 @@ class Verification:
     tree: str | None = None  # the git tree every command ran on (a clean checkout of it)
     original_tests: OriginalTests | None = None
     tests_dropped: list[str] = field(default_factory=list)  # Markdown: a command, and the tests it lost
+    # the tools' versions, the fixers' and verification's alike: (package, version, where it was read)
+    tools: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def changes_tests(self) -> bool:
@@ -115,6 +117,14 @@ class Verification:
             )
         if len(rows) > 2:
             parts.append("\n".join(rows))
+        if self.tools:
+            parts.append(
+                "Tool versions, as CI ran them (the fixers and every command above used these):\n"
+                + "\n".join(
+                    f"- {package} {code_span(version)}: {code_span(source)}"
+                    for package, version, source in self.tools
+                )
+            )
         shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]
         if self.setup is not None and not self.setup.ok:
             shown.insert(0, (self.setup.command, self.setup))

@@ -23,22 +23,24 @@ from ci_autofix.fixers.install import Installer, Tool
 from ci_autofix.fixers.plan import FixerSpec, pinned
 from ci_autofix.ladder.environment import uses_ruff
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.workflow.ci_versions import CIRun
 from ci_autofix.workflow.versions import Requirement
 
 LINKS = "path"  # under the tools directory
 
 
 def wanted_tools(
-    root: Path, commands: Sequence[str], plan: Sequence[FixerSpec]
+    root: Path, commands: Sequence[str], plan: Sequence[FixerSpec], ci: CIRun | None = None
 ) -> dict[str, Requirement | None]:
-    """Each tool to link, with the version it must be (None: any; the default when none is installed)."""
+    """Each tool to link, with the version it must be (None: any; the default when none is installed):
+    the plan's version for a fixer's tool, else decided as the plan decides (`pinned`, with `ci`)."""
     wanted: dict[str, Requirement | None] = {spec.package: spec.requirement for spec in plan}
     facts = read_commands(commands)
     packages = [i.fixer.package for i in facts.invocations if i.fixer.package not in wanted]
     if packages:
         config = read_repo_config(root)
         for package in packages:
-            wanted[package] = pinned(package, facts, config)[0]  # as the plan decides
+            wanted[package] = pinned(package, facts, config, ci)[0]  # as the plan decides
     if uses_ruff(root):
         # only for the check of the changed files: a ruff the repository's environment installs comes
         # first; this one (installed already, else the default) is for when it installs none
@@ -47,13 +49,19 @@ def wanted_tools(
 
 
 def tool_dir(
-    root: Path, commands: Sequence[str], plan: Sequence[FixerSpec], tools_dir: Path, *, timeout: float
+    root: Path,
+    commands: Sequence[str],
+    plan: Sequence[FixerSpec],
+    tools_dir: Path,
+    *,
+    timeout: float,
+    ci: CIRun | None = None,
 ) -> Path | None:
     """A directory of links to those tools, under `tools_dir`; None when there are none (or it
     cannot be made: the commands then run without them, as the repository's environment has them).
 
     Read before any of the repository's code runs (the configuration and pins are its files)."""
-    wanted = wanted_tools(root, commands, plan)
+    wanted = wanted_tools(root, commands, plan, ci)
     if not wanted:
         return None
     installer = Installer(tools_dir, timeout=timeout)

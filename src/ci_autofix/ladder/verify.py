@@ -174,6 +174,7 @@ class CleanRuns:
     timeout: float
     protected: Sequence[str]
     tool_path: Path | None = None  # the fixers' tools (`ladder.tools`), last on the commands' PATH
+    tool_versions: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # `CIRun.described`
     before: list[Evidence] = dataclasses.field(default_factory=list)
 
     def reproduce(self, *, on_start: Callable[[str], None] = lambda _command: None) -> list[Evidence]:
@@ -199,7 +200,11 @@ class CleanRuns:
         # The original tests run only for commands that ran a test runner before the fix (a
         # formatter behind `make lint` is not one).
         counted_before = {e.command for e in self.before if e.tests is not None}
-        result = dataclasses.replace(self._verify(tree, changed, self.commands, self.test_command), tree=tree)
+        result = dataclasses.replace(
+            self._verify(tree, changed, self.commands, self.test_command),
+            tree=tree,
+            tools=list(self.tool_versions),
+        )
         runs_tests = [c for c in dict.fromkeys([*self.commands, self.test_command]) if c in counted_before]
         if result.outcome != "verified" or not test_paths or not runs_tests:
             return result
