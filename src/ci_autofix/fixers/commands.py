@@ -21,6 +21,9 @@ _RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pix
 _PREFIXES = frozenset({"time", "exec", "command", "nice", "xargs", "env"})
 _PYTHON_RE = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")
+# A run that only reports about the tool itself (`black --version` before `black --check .` in
+# one step): it checks no file, so it neither plans a fixer nor lends it its options.
+_ABOUT_THE_TOOL = frozenset({"--version", "-V", "--version-number", "--help", "-h"})
 _RUFF_SUBCOMMANDS = frozenset(
     {"check", "format", "rule", "config", "linter", "clean", "server", "analyze", "version", "help"}
 )
@@ -157,6 +160,8 @@ def _read_one(raw: list[str], facts: CommandFacts) -> None:
     elif tool == "isort":
         fixer = ISORT
     else:
+        return
+    if any(arg in _ABOUT_THE_TOOL for arg in args):
         return
     checking = fixer is RUFF_CHECK or any(_flag(a) in fixer.check_flags for a in args)
     facts.invocations.append(Invocation(fixer, tuple(args), checking, pin))

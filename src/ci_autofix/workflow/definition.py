@@ -39,6 +39,9 @@ WORKFLOWS_DIR = ".github/workflows"
 _EXPRESSION_RE = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.S)
 _MATRIX_RE = re.compile(r"matrix\.([A-Za-z_][\w-]*)")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# `source $VENV/bin/activate`, `. .venv/bin/activate`: an environment an earlier step or action
+# set up, which is not there when the step is re-run; ours (prepared, first on PATH) takes its place.
+_ACTIVATION_RE = re.compile(r"""^\s*(?:source|\.)\s+["']?[^\s;&|'"]*/bin/activate["']?\s*$""")
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
 
 
@@ -132,8 +135,25 @@ def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: F
         found.actions.append(uses)
         raise _NotRunnable(f"it runs the action `{uses}`, and actions (composite ones too) are not followed")
     script = _substitute(str(step["run"]), matrix, "its `run:`")
+    script, activations = own_environment(script)
+    for line in activations:
+        found.notes.append(
+            f"The failed step `{failed.step}` activates an environment an earlier step set up "
+            f"(`{line.strip()}`): its commands run in ci-autofix's own prepared environment instead."
+        )
     command = _command(workflow, job, step, script, matrix)
     found.commands.append(StepCommand(command, script, failed.job, failed.step))
+
+
+def own_environment(script: str) -> tuple[str, list[str]]:
+    """`script` with each line that activates a virtual environment made a comment (the prepared
+    environment is already first on PATH), and those lines."""
+    lines = script.split("\n")
+    replaced = [line for line in lines if _ACTIVATION_RE.match(line)]
+    kept = [
+        f"# activated by ci-autofix instead: {line.strip()}" if line in replaced else line for line in lines
+    ]
+    return "\n".join(kept), replaced
 
 
 # ---- jobs and their matrix -------------------------------------------------------------------------
