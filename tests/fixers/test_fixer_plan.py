@@ -210,3 +210,56 @@ def test_a_step_that_prints_the_version_first_is_read_by_command(project: Projec
     assert run.argv[1:] == ["src"]  # never `black --version src`
     assert (run.exit_code, run.changed_files) == (0, ["src/demo.py"])
     assert project.read("outside.py") == UNFORMATTED
+
+
+MAKEFILE = """\
+VENV ?= .venv
+BLACK = $(VENV)/bin/black  # as the workflow's virtualenv has it
+
+.PHONY: check format-check
+check: format-check
+format-check:
+\t@echo checking
+\t@$(BLACK) --check src
+"""
+TOX = "[tox]\nenv_list = lint\n\n[testenv:lint]\ndeps = black\ncommands =\n    black --check {posargs} src\n"
+NOX = (
+    "import nox\n\n\n@nox.session\ndef lint(session):\n"
+    "    session.install('black')\n    session.run('black', '--check', 'src')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "step"),
+    [
+        ({"Makefile": MAKEFILE}, "make check"),
+        ({"Makefile": MAKEFILE}, "uv run make -C . format-check"),
+        ({"tox.ini": TOX}, "tox run -e lint"),
+        ({"tox.ini": TOX}, "tox -e lint"),
+        ({"noxfile.py": NOX}, "nox -s lint"),
+    ],
+)
+def test_a_task_runner_step_is_read_through_to_the_tool_it_runs(
+    project: Project, tools_dir: Path, files: dict[str, str], step: str
+) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.black]\n')
+    project.write("src/demo.py", UNFORMATTED)
+    project.write("outside.py", UNFORMATTED)
+    for name, text in files.items():
+        project.write(name, text)
+    project.commit()
+    diagnosis = project.diagnose("black --check src")  # what the recipe printed when CI ran it
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], [step])
+    assert (spec.name, spec.args, spec.scope) == ("black", ("src",), ("src",))
+    [run] = run_fixers(Sandbox(project.root), [spec], tools_dir=tools_dir, timeout=120)
+    assert (run.exit_code, run.changed_files) == (0, ["src/demo.py"])
+    assert project.read("outside.py") == UNFORMATTED
+
+
+def test_a_target_that_is_not_there_plans_from_the_log_alone(project: Project) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.black]\n')
+    project.write("Makefile", MAKEFILE)
+    project.write("src/demo.py", UNFORMATTED)
+    diagnosis = project.diagnose("black --check src")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], ["make lint"])
+    assert (spec.name, spec.scope) == ("black", (".",))  # the whole repository: nothing narrower is known

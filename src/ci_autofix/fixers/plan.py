@@ -70,7 +70,7 @@ def plan_fixers(
     if names == []:
         return []
     config = read_repo_config(root)
-    facts = read_commands(commands)
+    facts = read_commands(commands, root)
     reasons = (
         _auto(diagnosis, facts, config) if names is None else {n: "requested in `fixers`" for n in names}
     )

@@ -35,7 +35,7 @@ def wanted_tools(
     """Each tool to link, with the version it must be (None: any; the default when none is installed):
     the plan's version for a fixer's tool, else decided as the plan decides (`pinned`, with `ci`)."""
     wanted: dict[str, Requirement | None] = {spec.package: spec.requirement for spec in plan}
-    facts = read_commands(commands)
+    facts = read_commands(commands, root)
     packages = [i.fixer.package for i in facts.invocations if i.fixer.package not in wanted]
     if packages:
         config = read_repo_config(root)
