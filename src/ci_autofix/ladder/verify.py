@@ -139,7 +139,8 @@ def verify(
             "unverified",
             f"The environment could not be prepared: the setup "
             f"{code_span(setup.command)} {what}, so the failing command could not be "
-            "re-run.",
+            "re-run. Set `setup-command` to what CI's job runs to install the project (its "
+            "`pip install` steps) to have the fix verified.",
             [],
             setup,
         )
