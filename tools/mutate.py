@@ -39,6 +39,8 @@ REVIEW = ("tests/review/test_review_e2e.py",)
 TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
+REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_fixer_versions.py")
+REPRO_STEPS = ("tests/fixers/test_fixer_plan.py", "tests/workflow/test_definition.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -664,6 +666,77 @@ MUTATIONS = [
         "        if not in_failed(f):\n            demoted.append(f)",
         "        if False:\n            demoted.append(f)",
         RANKING,
+    ),
+    # Reproducing what CI ran (issue 29): the version order and the steps read by command.
+    Mutation(
+        "repro-log-version-ignored",
+        "fixers/plan.py",
+        "    if ci is not None and (printed := ci.printed.get(package)):",
+        "    if False and ci is not None and (printed := ci.printed.get(package)):",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-lock-after-metadata",
+        "fixers/config.py",
+        "                0 if pin.locked else 1,",
+        "                0,",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-exact-pin-asks-the-index",
+        "fixers/plan.py",
+        "    if ci is None or (pin is not None and pin.requirement.exact):",
+        "    if ci is None:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-date-ignored",
+        "workflow/ci_versions.py",
+        "        if uploaded is not None and uploaded <= when:",
+        "        if uploaded is not None:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-prerelease-picked",
+        "workflow/ci_versions.py",
+        "        if not (isinstance(version, str) and is_version(version) and is_final(version)):",
+        "        if not (isinstance(version, str) and is_version(version)):",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-log-version-not-strict",
+        "workflow/ci_versions.py",
+        "        if (packages is None or package in packages) and is_version(version):",
+        "        if packages is None or package in packages:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-version-run-lends-options",
+        "fixers/commands.py",
+        "    if any(arg in _ABOUT_THE_TOOL for arg in args):\n        return\n",
+        "",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-make-not-read-through",
+        "fixers/commands.py",
+        "        if root is not None and depth < _RUNNER_DEPTH:",
+        "        if False:",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-activation-kept",
+        "workflow/definition.py",
+        "    script, activations = own_environment(script)",
+        "    activations: list[str] = []",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-no-tail-when-unverified",
+        "ladder/evidence.py",
+        "        if telling is not None:  # what decided it",
+        "        if False:  # what decided it",
+        ("tests/ladder/test_evidence.py",),
     ),
 ]
 

@@ -139,3 +139,13 @@ def test_an_unpinned_tool_runs_at_the_newest_release_of_the_commits_day(
         run.pin_source
         == "the newest release on 2025-01-08 (the failing commit's date) for >=0.8 (requirements-dev.txt)"
     )
+
+
+def test_an_exact_pin_is_not_asked_of_the_index(project: Project) -> None:
+    _project(project, "ruff==0.8.4\n")
+    with ruff_index() as (index, asked):
+        ci = CIRun(date=datetime(2025, 3, 1, tzinfo=UTC), index=index)
+        assert _decided(project, _log(project), ci) == ("==0.8.4", "requirements-dev.txt")
+        _project(project, "ruff~=0.8.0\n")
+        assert _decided(project, _log(project), ci)[0] == "==0.8.6"  # the range's newest on that day
+    assert asked == ["/pypi/ruff/json"]  # only for the range
