@@ -78,6 +78,7 @@ class LadderInput:
     commands: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
+    setup: list[str] = field(default_factory=list)  # the failed job's installs before the step (workflow)
     author: Identity = BOT  # the fix commit's author and committer
     threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
     # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
@@ -112,6 +113,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         protected=sandbox.protected,
         tool_path=tool_path,
         tool_versions=ci.described(),
+        job_setup=job.setup,
     )
 
     runner.stage("reproducing the failure")

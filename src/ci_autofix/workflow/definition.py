@@ -71,6 +71,9 @@ class WorkflowCommands:
     commands: list[StepCommand] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps: never run
     notes: list[str] = field(default_factory=list)  # failed steps with no command run here, and why
+    # what the failed job installed before the failed step (its `pip install` lines, as argv
+    # words rejoined by us), for the environment verification prepares
+    setup: list[str] = field(default_factory=list)
 
     @property
     def lines(self) -> list[str]:
@@ -143,6 +146,10 @@ def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: F
         )
     command = _command(workflow, job, step, script, matrix)
     found.commands.append(StepCommand(command, script, failed.job, failed.step))
+    earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
+    for install in (line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)):
+        if install not in found.setup:
+            found.setup.append(install)
 
 
 def own_environment(script: str) -> tuple[str, list[str]]:
@@ -154,6 +161,51 @@ def own_environment(script: str) -> tuple[str, list[str]]:
         f"# activated by ci-autofix instead: {line.strip()}" if line in replaced else line for line in lines
     ]
     return "\n".join(kept), replaced
+
+
+_OPERATORS = frozenset(";&|()<>")
+_DROPPED_OPTIONS = frozenset({"--user", "--system", "--break-system-packages"})
+
+
+def _installs(step: dict[str, Any], matrix: dict[str, Any]) -> list[str]:
+    """The `pip install` lines of an earlier step's `run:` (also `python -m pip`, `uv pip`), each
+    as `python -m pip install <its words>` for the environment we prepare. A line with a shell
+    expansion or operator, a step with an expression only the runner knows, or one in another
+    directory is left out: nothing but plain words reaches the command."""
+    if "run" not in step or step.get("working-directory") not in (None, "", "."):
+        return []
+    try:
+        script = _substitute(str(step["run"]), matrix, "")
+    except _NotRunnable:
+        return []
+    found = []
+    for line in re.sub(r"\\\r?\n", " ", script).splitlines():
+        lexer = shlex.shlex(line.strip(), posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            words = list(lexer)
+        except ValueError:
+            continue
+        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):
+            continue
+        head = [posixpath.basename(w) for w in words[:4]]
+        if head[:2] in (["pip", "install"], ["pip3", "install"]):
+            rest = words[2:]
+        elif head[:2] == ["uv", "pip"] and head[2:3] == ["install"]:
+            rest = words[3:]
+        elif (
+            len(head) == 4
+            and re.fullmatch(r"python[\d.]*", head[0])
+            and words[1:4] == ["-m", "pip", "install"]
+        ):
+            rest = words[4:]
+        else:
+            continue
+        rest = [w for w in rest if w not in _DROPPED_OPTIONS]
+        if rest:
+            found.append(shlex.join(["python", "-m", "pip", "install", *rest]))
+    return found
 
 
 # ---- jobs and their matrix -------------------------------------------------------------------------
