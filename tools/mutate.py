@@ -732,6 +732,20 @@ MUTATIONS = [
         REPRO_STEPS,
     ),
     Mutation(
+        "repro-job-setup-ignored",
+        "ladder/environment.py",
+        "    if job_setup:  # as the job installed it",
+        "    if False:  # as the job installed it",
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
+        "repro-job-setup-takes-expansions",
+        "workflow/definition.py",
+        '        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):',
+        "        if any(set(w) <= _OPERATORS for w in words):",
+        REPRO_STEPS,
+    ),
+    Mutation(
         "repro-no-tail-when-unverified",
         "ladder/evidence.py",
         "        if telling is not None:  # what decided it",
