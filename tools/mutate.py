@@ -746,6 +746,13 @@ MUTATIONS = [
         REPRO_STEPS,
     ),
     Mutation(
+        "repro-ci-tools-after-the-environment",
+        "ladder/tools.py",
+        '    lead = f"{first}{os.pathsep}" if first.is_dir() and any(first.iterdir()) else ""',
+        '    lead = ""',
+        ("tests/ladder/test_ladder.py",),
+    ),
+    Mutation(
         "repro-no-tail-when-unverified",
         "ladder/evidence.py",
         "        if telling is not None:  # what decided it",

@@ -23,6 +23,9 @@ from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.sandbox import Sandbox, chown_tree, others_can_run
 
 _STAMP = ".ci-autofix-setup"
+# The directory of the tools at the exact version CI ran (`ladder.tools`): first on PATH, before
+# the prepared environment, whose own copy of a tool may be a newer release of an unpinned range.
+CI_TOOLS = "ci-versions"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
 _REQUIREMENTS = re.compile(
     r"^(?:requirements|(?:test|dev)-requirements|requirements[-_](?:test|tests|dev))\.txt$"
@@ -188,7 +191,7 @@ def prepare(
         extra_env={
             **sandbox.extra_env,
             "VIRTUAL_ENV": str(env_dir),
-            "PATH": f"{bin_dir}{os.pathsep}{sandbox.env().get('PATH', os.defpath)}",
+            "PATH": _after_ci_tools(str(bin_dir), sandbox.env().get("PATH", os.defpath)),
         },
     )
     stamp = _stamp(root, setup_command, job_setup)
@@ -257,6 +260,13 @@ def _lent(env_dir: Path, sandbox: Sandbox) -> Iterator[None]:
                     st = os.lstat(path)
                     if not stat.S_ISLNK(st.st_mode):
                         os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o022)
+
+
+def _after_ci_tools(directory: str, path: str) -> str:
+    """`path` with `directory` first, or second when `CI_TOOLS` leads it."""
+    parts = path.split(os.pathsep)
+    lead = parts[:1] if parts and Path(parts[0]).name == CI_TOOLS else []
+    return os.pathsep.join([*lead, directory, *parts[len(lead) :]])
 
 
 def interpreter(sandbox: Sandbox) -> str:

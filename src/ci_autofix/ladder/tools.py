@@ -4,9 +4,11 @@ The image ships no ruff, black or isort (each is installed when a run needs it, 
 so a failing `ruff format --check .` (or a `make lint` that runs black) could not be reproduced or
 verified, nor the changed files be checked with ruff, where the repository's own environment lacks
 the tool. `tool_dir` resolves every tool the fixer plan names, every tool the failing commands run
-by name, and ruff when the repository uses it, each at the version the plan or the repository pins
-(else the default), and links them into one directory that goes at the end of those commands'
-PATH: a tool the repository's environment has comes first.
+by name, and ruff when the repository uses it, each at the version CI ran as the plan decides it
+(`fixers.plan.pinned`; else the default), and links them into one directory that goes at the end
+of those commands' PATH: a tool the repository's environment has comes first. A tool decided to an
+exact version is also linked into `CI_TOOLS`, which goes first, before the prepared environment
+(whose copy of an unpinned tool is today's release, not the one CI ran).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.config import read_repo_config
 from ci_autofix.fixers.install import Installer, Tool
 from ci_autofix.fixers.plan import FixerSpec, pinned
-from ci_autofix.ladder.environment import uses_ruff
+from ci_autofix.ladder.environment import CI_TOOLS, uses_ruff
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.workflow.ci_versions import CIRun
 from ci_autofix.workflow.versions import Requirement
@@ -65,23 +67,29 @@ def tool_dir(
     if not wanted:
         return None
     installer = Installer(tools_dir, timeout=timeout)
-    links = tools_dir / LINKS
+    links, first = tools_dir / LINKS, tools_dir / CI_TOOLS
     try:
-        shutil.rmtree(links, ignore_errors=True)
-        links.mkdir(parents=True)
-        links.chmod(0o755)
+        for directory in (links, first):
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir(parents=True)
+            directory.chmod(0o755)
         for package, requirement in sorted(wanted.items()):
             tool = installer.tool(package, requirement)
             if isinstance(tool, Tool):
                 (links / package).symlink_to(tool.executable)
+                if requirement is not None and requirement.exact:  # CI's version: before any other
+                    (first / package).symlink_to(tool.executable)
     except OSError:
         return None
     return links
 
 
 def with_tools(sandbox: Sandbox, links: Path | None) -> Sandbox:
-    """`sandbox` with the linked tools last on its commands' PATH."""
+    """`sandbox` with the linked tools last on its commands' PATH, and those at the exact version
+    CI ran (`CI_TOOLS`, beside them) first: before the prepared environment too (`prepare`)."""
     if links is None:
         return sandbox
-    path = f"{sandbox.env().get('PATH', os.defpath)}{os.pathsep}{links}"
+    first = links.parent / CI_TOOLS
+    lead = f"{first}{os.pathsep}" if first.is_dir() and any(first.iterdir()) else ""
+    path = f"{lead}{sandbox.env().get('PATH', os.defpath)}{os.pathsep}{links}"
     return dataclasses.replace(sandbox, extra_env={**sandbox.extra_env, "PATH": path})
