@@ -228,6 +228,7 @@ class RunnerSim:
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",
             "LANG": "C.UTF-8",
+            "CI_AUTOFIX_INDEX_JSON_URL": "",  # no release dates asked of PyPI (tests/conftest.py)
         }
         for name, default in declared.items():
             value = inputs[name] if name in inputs else _evaluate_default(default, self.token)

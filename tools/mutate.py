@@ -48,6 +48,8 @@ TOOLCHAIN_SOURCES = ("tests/toolchains/test_sources.py",)
 TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
 BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_agent_stops.py")
 ROUTING = ("tests/security/test_review_routing.py",)
+REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_fixer_versions.py")
+REPRO_STEPS = ("tests/fixers/test_fixer_plan.py", "tests/workflow/test_definition.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1128,6 +1130,98 @@ MUTATIONS = [
         '            ".gitlab/**",\n',
         "",
         ROUTING,
+    ),
+    # Reproducing what CI ran (issue 29): the version order and the steps read by command.
+    Mutation(
+        "repro-log-version-ignored",
+        "fixers/plan.py",
+        "    if ci is not None and (printed := ci.printed.get(package)):",
+        "    if False and ci is not None and (printed := ci.printed.get(package)):",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-lock-after-metadata",
+        "fixers/config.py",
+        "                0 if pin.locked else 1,",
+        "                0,",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-exact-pin-asks-the-index",
+        "fixers/plan.py",
+        "    if ci is None or (pin is not None and pin.requirement.exact):",
+        "    if ci is None:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-date-ignored",
+        "workflow/ci_versions.py",
+        "        if uploaded is not None and uploaded <= when:",
+        "        if uploaded is not None:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-prerelease-picked",
+        "workflow/ci_versions.py",
+        "        if not (isinstance(version, str) and is_version(version) and is_final(version)):",
+        "        if not (isinstance(version, str) and is_version(version)):",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-log-version-not-strict",
+        "workflow/ci_versions.py",
+        "        if (packages is None or package in packages) and is_version(version):",
+        "        if packages is None or package in packages:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-version-run-lends-options",
+        "fixers/commands.py",
+        "    if any(arg in _ABOUT_THE_TOOL for arg in args):\n        return\n",
+        "",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-make-not-read-through",
+        "fixers/commands.py",
+        "        if root is not None and depth < _RUNNER_DEPTH:",
+        "        if False:",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-activation-kept",
+        "workflow/definition.py",
+        "    script, activations = own_environment(script)",
+        "    activations: list[str] = []",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-job-setup-ignored",
+        "ladder/environment.py",
+        "    if job_setup:  # as the job installed it",
+        "    if False:  # as the job installed it",
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
+        "repro-job-setup-takes-expansions",
+        "workflow/definition.py",
+        '        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):',
+        "        if any(set(w) <= _OPERATORS for w in words):",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "repro-ci-tools-after-the-environment",
+        "ladder/tools.py",
+        '    lead = f"{first}{os.pathsep}" if first.is_dir() and any(first.iterdir()) else ""',
+        '    lead = ""',
+        ("tests/ladder/test_ladder.py",),
+    ),
+    Mutation(
+        "repro-no-tail-when-unverified",
+        "ladder/evidence.py",
+        "        if telling is not None:  # what decided it",
+        "        if False:  # what decided it",
+        ("tests/ladder/test_evidence.py",),
     ),
 ]
 

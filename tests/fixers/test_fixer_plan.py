@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fixer_projects import Project
 
 from ci_autofix.errors import UserError
-from ci_autofix.fixers import FIXER_NAMES, parse_requested, plan_fixers
+from ci_autofix.fixers import FIXER_NAMES, parse_requested, plan_fixers, run_fixers
+from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.model import Category, Diagnosis, Failure
 
 UNFORMATTED = 'x = {  "a":1 }\n'
@@ -175,3 +178,88 @@ def test_an_infrastructure_failure_plans_nothing(project: Project) -> None:
     assert _names(plan_fixers(project.root, diagnosis, ["ruff-format"], diagnosis.log_commands)) == [
         "ruff-format"
     ]
+
+
+def test_a_tool_listed_only_in_setup_py_extras_is_configured_when_the_failing_step_runs_it(
+    project: Project,
+) -> None:
+    project.write(
+        "setup.py",
+        "from setuptools import setup\n\nsetup(name='demo', extras_require={'dev': ['black', 'pytest']})\n",
+    )
+    project.write("demo.py", UNFORMATTED)
+    diagnosis = project.diagnose("black --check .")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], ["black --check ."])
+    assert (spec.name, spec.args) == ("black", (".",))
+    assert spec.reason.endswith("the repository configures black (setup.py)")
+    # a tool the repository lists nowhere is still not its tool
+    (project.root / "setup.py").write_text("from setuptools import setup\n\nsetup(name='demo')\n")
+    assert plan_fixers(project.root, diagnosis, ["auto"], ["black --check ."]) == []
+
+
+def test_a_step_that_prints_the_version_first_is_read_by_command(project: Project, tools_dir: Path) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.black]\n')
+    project.write("src/demo.py", UNFORMATTED)
+    project.write("outside.py", UNFORMATTED)  # not what the step checks: left alone
+    project.commit()
+    step = "black --version\nblack --check src"
+    diagnosis = project.diagnose(step)
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], [step])
+    assert (spec.args, spec.scope) == (("src",), ("src",))
+    [run] = run_fixers(Sandbox(project.root), [spec], tools_dir=tools_dir, timeout=120)
+    assert run.argv[1:] == ["src"]  # never `black --version src`
+    assert (run.exit_code, run.changed_files) == (0, ["src/demo.py"])
+    assert project.read("outside.py") == UNFORMATTED
+
+
+MAKEFILE = """\
+VENV ?= .venv
+BLACK = $(VENV)/bin/black  # as the workflow's virtualenv has it
+
+.PHONY: check format-check
+check: format-check
+format-check:
+\t@echo checking
+\t@$(BLACK) --check src
+"""
+TOX = "[tox]\nenv_list = lint\n\n[testenv:lint]\ndeps = black\ncommands =\n    black --check {posargs} src\n"
+NOX = (
+    "import nox\n\n\n@nox.session\ndef lint(session):\n"
+    "    session.install('black')\n    session.run('black', '--check', 'src')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "step"),
+    [
+        ({"Makefile": MAKEFILE}, "make check"),
+        ({"Makefile": MAKEFILE}, "uv run make -C . format-check"),
+        ({"tox.ini": TOX}, "tox run -e lint"),
+        ({"tox.ini": TOX}, "tox -e lint"),
+        ({"noxfile.py": NOX}, "nox -s lint"),
+    ],
+)
+def test_a_task_runner_step_is_read_through_to_the_tool_it_runs(
+    project: Project, tools_dir: Path, files: dict[str, str], step: str
+) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.black]\n')
+    project.write("src/demo.py", UNFORMATTED)
+    project.write("outside.py", UNFORMATTED)
+    for name, text in files.items():
+        project.write(name, text)
+    project.commit()
+    diagnosis = project.diagnose("black --check src")  # what the recipe printed when CI ran it
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], [step])
+    assert (spec.name, spec.args, spec.scope) == ("black", ("src",), ("src",))
+    [run] = run_fixers(Sandbox(project.root), [spec], tools_dir=tools_dir, timeout=120)
+    assert (run.exit_code, run.changed_files) == (0, ["src/demo.py"])
+    assert project.read("outside.py") == UNFORMATTED
+
+
+def test_a_target_that_is_not_there_plans_from_the_log_alone(project: Project) -> None:
+    project.write("pyproject.toml", '[project]\nname = "demo"\n\n[tool.black]\n')
+    project.write("Makefile", MAKEFILE)
+    project.write("src/demo.py", UNFORMATTED)
+    diagnosis = project.diagnose("black --check src")
+    [spec] = plan_fixers(project.root, diagnosis, ["auto"], ["make lint"])
+    assert (spec.name, spec.scope) == ("black", (".",))  # the whole repository: nothing narrower is known

@@ -160,7 +160,8 @@ def test_a_test_change_the_agent_explains_is_only_a_draft_with_both_outputs(
     assert {"ci-autofix:changes-tests", "ci-autofix:unverified"} <= set(pull.labels)
     assert "changes-tests-explained" in pull.body
     assert "#### With the failing commit's tests: failed" in pull.body
-    assert pull.body.count("Output after the fix") >= 1  # the original test's failing output
+    # the original test's failing output, shown open
+    assert "after the fix (exit 1; tests: 1 ran (0 passed, 1 failed)), its last lines:" in pull.body
     suggestion = parse(pull.body)
     assert suggestion is not None and suggestion.verification == "unverified"
 

@@ -228,3 +228,45 @@ def test_a_verified_fix_the_patch_policy_blocks_is_not_proposed(ladder: Ladder) 
     assert "too-many-changed-lines" in halt.value.message
     assert "nothing was pushed" in halt.value.message
     assert halt.value.spent is not None and halt.value.spent.turns == 2
+
+
+def test_the_fixer_and_verification_run_the_ruff_the_failed_job_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job's log says ruff 0.8.6 ran; the repository pins none, and this machine's ruff (first on
+    the commands' PATH) is newer and formats another way. Fixed and verified with 0.8.6, both."""
+    from ci_autofix.agent.joblogs import JobLog
+
+    # ruff 0.9 (the 2025 style) joins implicitly concatenated strings that fit on one line; 0.8 keeps them
+    source = 'GREETING = "hello, " "world"\n\n\ndef f(a,):\n    return a\n'
+    fixed_by_old = 'GREETING = "hello, " "world"\n\n\ndef f(\n    a,\n):\n    return a\n'
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", sandbox_path())
+    repo = tmp_path / "repo"
+    head = init_repo(repo, {"ruff.toml": "", "demo.py": source})
+    log = "2025-01-08T10:00:00.0000000Z Successfully installed ruff-0.8.6\n"
+    settings = Settings(fixers=["auto"], command_timeout=120, require_verified=True)
+    out = io.StringIO()
+    with workarea(repo, head) as area:
+        proposal = run_ladder(
+            LadderInput(
+                area=area,
+                head_sha=head,
+                diagnosis=diagnosis(Category.FORMAT),
+                settings=settings,
+                commit_message="Fix CI failure\n",
+                tools_dir=area.tools_dir,
+                llm_factory=lambda: pytest.fail("no model is needed"),
+                commands=["ruff format --check ."],
+                logs=[JobLog("lint", log.encode())],
+            ),
+            Runner(in_actions=False, stream=out),
+        )
+        fixed = area.git.run("show", f"{proposal.fix_sha}:demo.py").output
+    assert [(run.name, run.version) for run in proposal.fixers] == [("ruff-format", "0.8.6")]
+    assert fixed == fixed_by_old
+    assert proposal.verification is not None and proposal.verification.outcome == "verified", out.getvalue()
+    read = "the failed job's log: Successfully installed ruff-0.8.6"
+    assert proposal.verification.tools == [("ruff", "0.8.6", read)]
+    assert f"- ruff `0.8.6`: `{read}`" in proposal.verification.to_markdown()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from pathlib import Path
 
 import pytest
@@ -187,3 +189,79 @@ def test_a_claimed_command_counts_locally_only_when_a_workflow_runs_it(repo: tup
     assert found.actions == ["pre-commit/action@v3.0.1"]
     [note] = found.notes
     assert "`touch pwned`" in note and "--test-command" in note
+
+
+FORMAT_WORKFLOW = """\
+on: push
+jobs:
+  format:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: syphar/restore-virtualenv@v1
+      - name: Check the format
+        run: |
+          source $VENV/bin/activate
+          black --version
+          black --check .
+"""
+
+
+def test_an_activation_line_gives_way_to_our_environment_and_the_step_runs(tmp_path: Path) -> None:
+    source = tmp_path / "repo"
+    init_repo(source, {"pyproject.toml": "[tool.black]\n", "demo.py": "x = {  'a':1 }\n"})
+    sha = commit(source, {CI: FORMAT_WORKFLOW}, "CI")
+    found = failed_step_commands(Git(source), sha, CI, [FailedStep("format", "Check the format")])
+    [command] = found.commands
+    assert command.command.splitlines() == [
+        "# activated by ci-autofix instead: source $VENV/bin/activate",
+        "black --version",
+        "black --check .",
+    ]
+    assert found.notes == [
+        "The failed step `Check the format` activates an environment an earlier step set up "
+        "(`source $VENV/bin/activate`): its commands run in ci-autofix's own prepared environment instead."
+    ]
+    checkout = tmp_path / "checkout"
+    clone(source, checkout)
+    ours = dataclasses.replace(
+        Sandbox(checkout), extra_env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    )
+    ran = ours.run_command_line(command.command)
+    assert ran.exit_code == 1 and "1 file would be reformatted" in ran.output  # black's own verdict
+    as_written = ours.run_command_line(command.script.replace("# activated by ci-autofix instead: ", ""))
+    assert as_written.exit_code == 1 and "black" not in as_written.output  # died on the activation
+
+
+SETUP_WORKFLOW = """\
+on: push
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-python@v5
+      - run: |
+          python -m pip install --upgrade pip
+          pip install --user -r requirements/ci.txt \\
+            -c constraints.txt
+          pip install "$EXTRA"
+          pip install six && echo installed
+          echo pip install not-this
+      - run: uv pip install --system ".[lint]"
+      - run: pip install elsewhere
+        working-directory: docs
+      - name: Tests
+        run: python -c "import six"
+      - run: pip install after-the-failed-step
+"""
+
+
+def test_the_jobs_installs_before_the_failed_step_are_its_setup(tmp_path: Path) -> None:
+    source = tmp_path / "repo"
+    init_repo(source, {"README.md": "hi\n"})
+    sha = commit(source, {CI: SETUP_WORKFLOW}, "CI")
+    found = failed_step_commands(Git(source), sha, CI, [FailedStep("test", "Tests")])
+    assert found.setup == [
+        "python -m pip install --upgrade pip",
+        "python -m pip install -r requirements/ci.txt -c constraints.txt",  # `--user` has no place in a venv
+        "python -m pip install '.[lint]'",
+    ]

@@ -32,8 +32,8 @@ def summary(kept: Kept) -> str:
         parts.append(
             _details("The change that was not proposed", fence(clip(kept.diff, MAX_SUMMARY_CHARS), "diff"))
         )
-    if kept.evidence:
-        parts.append(_details("Its verification", kept.evidence))
+    if kept.evidence:  # open: its output tail says whether the fix or the environment failed
+        parts.append(kept.evidence.replace("### Verification", "### Its verification", 1))
     if kept.transcript:
         text = json.dumps(kept.transcript, indent=1, ensure_ascii=False)
         parts.append(

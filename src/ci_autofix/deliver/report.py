@@ -165,7 +165,8 @@ def _changes(proposal: Proposal) -> str:
     for run in proposal.fixers:
         if run.changed_files:
             files = ", ".join(code_span(f) for f in run.changed_files[:10])
-            lines.append(f"- **{run.name}** {code_span(run.version or '')}: {files}")
+            read = f" (version: {code_span(run.pin_source)})" if run.pin_source else ""
+            lines.append(f"- **{run.name}** {code_span(run.version or '')}{read}: {files}")
     lines.extend(f"- {note}" for note in proposal.notes)
     if proposal.agent is not None:
         agent = proposal.agent

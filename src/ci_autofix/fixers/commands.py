@@ -12,8 +12,10 @@ import re
 import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
+from ci_autofix.fixers.recipes import make_recipe, nox_commands, tox_commands
 from ci_autofix.workflow.tools import action_package
 from ci_autofix.workflow.versions import is_version
 
@@ -21,6 +23,9 @@ _RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pix
 _PREFIXES = frozenset({"time", "exec", "command", "nice", "xargs", "env"})
 _PYTHON_RE = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")
+# A run that only reports about the tool itself (`black --version` before `black --check .` in
+# one step): it checks no file, so it neither plans a fixer nor lends it its options.
+_ABOUT_THE_TOOL = frozenset({"--version", "-V", "--version-number", "--help", "-h"})
 _RUFF_SUBCOMMANDS = frozenset(
     {"check", "format", "rule", "config", "linter", "clean", "server", "analyze", "version", "help"}
 )
@@ -47,9 +52,13 @@ class PreCommitRun:
 class CommandFacts:
     invocations: list[Invocation] = field(default_factory=list)
     pre_commit: list[PreCommitRun] = field(default_factory=list)
+    # what a task runner's command resolved to, or why it could not be (for the report)
+    notes: list[str] = field(default_factory=list)
 
 
-def read_commands(commands: Sequence[str]) -> CommandFacts:
+def read_commands(commands: Sequence[str], root: Path | None = None) -> CommandFacts:
+    """The tools the commands run; with `root` (the repository), `make`, `tox -e` and `nox -s`
+    commands are read through to their recipes (`recipes`)."""
     facts = CommandFacts()
     for command in commands:
         if re.search(r"\bpre-commit/action@", command):
@@ -59,7 +68,7 @@ def read_commands(commands: Sequence[str]) -> CommandFacts:
             facts.invocations.append(Invocation(fixer, (), checking=True))
             continue
         for words in simple_commands(command):
-            _read_one(words, facts)
+            _read_one(words, facts, root)
     return facts
 
 
@@ -132,7 +141,15 @@ def _skip_options(words: list[str]) -> list[str]:
     return words
 
 
-def _read_one(raw: list[str], facts: CommandFacts) -> None:
+_RUNNERS = {"make": make_recipe, "gmake": make_recipe, "tox": tox_commands, "nox": nox_commands}
+
+
+def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, depth: int = 0) -> None:
+    runner = _task_runner(raw)
+    if runner is not None:
+        if root is not None and depth < _RUNNER_DEPTH:
+            _read_through(runner, facts, root, depth)
+        return
     words, pin = _unwrap(raw)
     if not words:
         return
@@ -158,8 +175,44 @@ def _read_one(raw: list[str], facts: CommandFacts) -> None:
         fixer = ISORT
     else:
         return
+    if any(arg in _ABOUT_THE_TOOL for arg in args):
+        return
     checking = fixer is RUFF_CHECK or any(_flag(a) in fixer.check_flags for a in args)
     facts.invocations.append(Invocation(fixer, tuple(args), checking, pin))
+
+
+_RUNNER_DEPTH = 4
+
+
+def _task_runner(raw: list[str]) -> list[str] | None:
+    """`make`, `tox` or `nox` with its arguments (after `uv run` and the like), else None."""
+    words = raw
+    while words and (_ASSIGNMENT_RE.match(words[0]) or words[0].rsplit("/", 1)[-1] in _PREFIXES):
+        words = words[1:]
+    head = words[0].rsplit("/", 1)[-1] if words else ""
+    if head in _RUN_WRAPPERS and head != "tox" and words[1:2] == ["run"]:
+        words = _skip_options(words[2:])
+        head = words[0].rsplit("/", 1)[-1] if words else ""
+    if head not in _RUNNERS:
+        return None
+    args = words[1:]
+    if head == "tox" and args[:1] == ["run"]:  # tox 4: `tox run -e lint`
+        args = args[1:]
+    return [head, *args]
+
+
+def _read_through(runner: list[str], facts: CommandFacts, root: Path, depth: int) -> None:
+    shown = " ".join(runner)
+    lines = _RUNNERS[runner[0]](root, runner[1:])
+    if lines is None:
+        facts.notes.append(
+            f"`{shown}` could not be read through to the commands it runs (its file or target is not there)."
+        )
+        return
+    facts.notes.append(f"`{shown}` runs: " + "; ".join(f"`{line}`" for line in lines[:10]))
+    for line in lines:
+        for words in simple_commands(line):
+            _read_one(words, facts, root, depth + 1)
 
 
 _PRE_COMMIT_VALUES = frozenset(

@@ -12,7 +12,9 @@ by `workflows`.
 
 from __future__ import annotations
 
+import ast
 import configparser
+import json
 import re
 import tomllib
 from collections.abc import Iterable, Iterator
@@ -22,7 +24,7 @@ from typing import Any
 
 from ci_autofix.fixers.catalog import BY_NAME, PACKAGES, Fixer
 from ci_autofix.fixers.commands import read_commands
-from ci_autofix.workflow.tools import scan_workflow
+from ci_autofix.workflow.tools import PRE_COMMIT_REPOS, scan_workflow
 from ci_autofix.workflow.versions import Requirement, is_version
 
 _MAX_BYTES = 1024 * 1024
@@ -31,7 +33,6 @@ _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 _REQUIREMENT_RE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;#@]*?)\s*(?:[;#@].*)?$"
 )
-_PRE_COMMIT_REPOS = (("ruff-pre-commit", "ruff"), ("/black", "black"), ("isort", "isort"))
 _YAML_KEY_RE = re.compile(
     r"^(?P<indent>\s*)(?:-\s+)?(?P<key>repo|rev|id|args|entry|additional_dependencies)\s*:\s*(?P<value>.*?)\s*$"
 )
@@ -43,6 +44,9 @@ class Pin:
     requirement: Requirement
     source: str  # where it was read, for the report
     pre_commit: bool = False  # the version pre-commit runs (a hook's `rev:`)
+    # what CI installed as resolved (a lock file, a requirements or constraints file, a hook's
+    # `rev:`, an install in a workflow), rather than what a package's metadata asks for
+    locked: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,11 +73,18 @@ class RepoConfig:
             self.evidence[package].append(where)
 
     def pin(self, package: str, *, prefer_pre_commit: bool) -> Pin | None:
-        """The pin to honour: exact before ranges; pre-commit's `rev:` first when pre-commit failed."""
+        """The pin to honour: pre-commit's `rev:` first when pre-commit failed; exact before ranges;
+        among exact pins, a resolved one (lock files, requirements and constraints files, hook
+        revisions, a workflow's install) before one in the project's metadata (pyproject,
+        setup.py, setup.cfg, tox.ini)."""
         pins = self.pins.get(package, [])
 
-        def rank(pin: Pin) -> tuple[int, int]:
-            return (0 if pin.pre_commit == prefer_pre_commit else 1, 0 if pin.requirement.exact else 1)
+        def rank(pin: Pin) -> tuple[int, int, int]:
+            return (
+                0 if pin.pre_commit == prefer_pre_commit else 1,
+                0 if pin.requirement.exact else 1,
+                0 if pin.locked else 1,
+            )
 
         return min(pins, key=rank) if pins else None
 
@@ -101,6 +112,8 @@ def read_repo_config(root: Path) -> RepoConfig:
         if (text := _read(root, name)) is not None and _has_isort_section(text):
             config.note("isort", f"{name} [isort]")
     for source, line in _requirement_lines(root):
+        _requirement(config, line, source, locked=True)
+    for source, line in _setup_requirements(root):
         _requirement(config, line, source)
     for source, item in _pyproject_dependencies(pyproject):
         if isinstance(item, str):
@@ -157,7 +170,12 @@ def _has_isort_section(text: str) -> bool:
 
 def _requirement_files(root: Path) -> Iterator[str]:
     seen: set[str] = set()
-    patterns = ("*requirements*.txt", "requirements*/*.txt", "requirements*/**/*.txt")
+    patterns = (
+        "*requirements*.txt",
+        "*constraints*.txt",
+        "requirements*/*.txt",
+        "requirements*/**/*.txt",
+    )
     for pattern in patterns:
         for path in sorted(root.glob(pattern)):
             rel = path.relative_to(root).as_posix()
@@ -175,7 +193,7 @@ def _requirement_lines(root: Path) -> Iterator[tuple[str, str]]:
                 yield rel, line
 
 
-def _requirement(config: RepoConfig, line: str, source: str) -> None:
+def _requirement(config: RepoConfig, line: str, source: str, *, locked: bool = False) -> None:
     match = _REQUIREMENT_RE.match(line)
     if not match:
         return
@@ -184,7 +202,84 @@ def _requirement(config: RepoConfig, line: str, source: str) -> None:
         return
     config.note(package, source)
     if requirement := Requirement.parse(match.group("spec")):
-        _add_pin(config, package, Pin(requirement, source))
+        _add_pin(config, package, Pin(requirement, source, locked=locked))
+
+
+def _setup_requirements(root: Path) -> Iterator[tuple[str, str]]:
+    """Requirement strings of `setup.py` (`install_requires`, `extras_require`, `tests_require`:
+    literal values only, read with `ast`, never run), `setup.cfg` (`[options]` and
+    `[options.extras_require]`) and `tox.ini` (each `[testenv*]`'s `deps`)."""
+    text = _read(root, "setup.py")
+    if text is not None:
+        yield from (("setup.py", r) for r in _setup_py(text))
+    for name in ("setup.cfg", "tox.ini"):
+        text = _read(root, name)
+        if text is None:
+            continue
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        for section in parser.sections():
+            keys: tuple[str, ...] = ()
+            if name == "setup.cfg" and section == "options":
+                keys = ("install_requires", "tests_require")
+            elif name == "setup.cfg" and section == "options.extras_require":
+                keys = tuple(parser.options(section))
+            elif name == "tox.ini" and (section == "testenv" or section.startswith("testenv:")):
+                keys = ("deps",)
+            for key in keys:
+                for line in parser.get(section, key, fallback="").splitlines():
+                    if line.strip() and not line.lstrip().startswith(("#", "-")):
+                        yield f"{name} [{section}] {key}", line.strip()
+
+
+def _setup_py(text: str) -> list[str]:
+    """The requirement strings of a `setup(...)` call's requirement arguments: literals, or
+    module-level names assigned a literal, joined with `+` (anything else is skipped)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    names: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            names[node.targets[0].id] = node.value
+    found: list[str] = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        called = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        )
+        if called != "setup":
+            continue
+        for keyword in call.keywords:
+            if keyword.arg in ("install_requires", "extras_require", "tests_require"):
+                found += _strings(keyword.value, names, depth=0)
+    return found
+
+
+def _strings(node: ast.expr, names: dict[str, ast.expr], *, depth: int) -> list[str]:
+    """The strings of a literal list, tuple, dict (its values) or `+` of them; names are looked up
+    once each level (a name bound to itself ends at the depth limit)."""
+    if depth > 8:
+        return []
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.Name):
+        return _strings(names[node.id], names, depth=depth + 1) if node.id in names else []
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        items: list[ast.expr] = list(node.elts)
+    elif isinstance(node, ast.Dict):
+        items = list(node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        items = [node.left, node.right]
+    else:
+        return []
+    return [text for item in items for text in _strings(item, names, depth=depth + 1)]
 
 
 def _pyproject_dependencies(pyproject: dict[str, Any]) -> Iterator[tuple[str, object]]:
@@ -243,7 +338,7 @@ def _workflows(config: RepoConfig, root: Path) -> None:
                 config.note(found.package, f"{rel} (uses its action)")
                 continue
             config.note(found.package, f"{rel} (installs {found.package}{found.requirement.spec})")
-            _add_pin(config, found.package, Pin(found.requirement, rel))
+            _add_pin(config, found.package, Pin(found.requirement, rel, locked=True))
 
 
 def _locks(config: RepoConfig, root: Path) -> None:
@@ -255,7 +350,20 @@ def _locks(config: RepoConfig, root: Path) -> None:
                 continue
             package = re.sub(r"[-_.]+", "-", str(entry.get("name", ""))).lower()
             if package in PACKAGES and is_version(entry["version"]):
-                _add_pin(config, package, Pin(Requirement(f"=={entry['version']}"), name))
+                _add_pin(config, package, Pin(Requirement(f"=={entry['version']}"), name, locked=True))
+    pipfile = _read(root, "Pipfile.lock", _MAX_LOCK_BYTES)
+    try:
+        locked = json.loads(pipfile) if pipfile else {}
+    except ValueError:
+        locked = {}
+    for section in ("default", "develop"):
+        entries = locked.get(section) if isinstance(locked, dict) else None
+        for name, entry in entries.items() if isinstance(entries, dict) else ():
+            package = re.sub(r"[-_.]+", "-", str(name)).lower()
+            version = entry.get("version") if isinstance(entry, dict) else None
+            if package in PACKAGES and isinstance(version, str) and is_version(version.removeprefix("==")):
+                requirement = Requirement(f"=={version.removeprefix('==')}")
+                _add_pin(config, package, Pin(requirement, f"Pipfile.lock [{section}]", locked=True))
 
 
 # ---- pre-commit ------------------------------------------------------------------------------------
@@ -277,7 +385,7 @@ def _pre_commit(config: RepoConfig, root: Path) -> None:
 
 
 def _pre_commit_repo(config: RepoConfig, name: str, repo: _Repo) -> None:
-    package = next((pkg for marker, pkg in _PRE_COMMIT_REPOS if marker in repo.url.lower()), None)
+    package = next((pkg for marker, pkg in PRE_COMMIT_REPOS if marker in repo.url.lower()), None)
     owner_name = "/".join(repo.url.rstrip("/").removesuffix(".git").split("/")[-2:])
     for hook in repo.hooks:
         fixer = _hook_fixer(str(hook.get("id", "")), str(hook.get("entry", "")), package)
@@ -289,13 +397,15 @@ def _pre_commit_repo(config: RepoConfig, name: str, repo: _Repo) -> None:
         if package == fixer.package and is_version(rev):
             requirement = Requirement.parse(rev)
             assert requirement is not None
-            _add_pin(config, fixer.package, Pin(requirement, f"{name} ({owner_name} rev {repo.rev})", True))
+            source = f"{name} ({owner_name} rev {repo.rev})"
+            _add_pin(config, fixer.package, Pin(requirement, source, pre_commit=True, locked=True))
         for dependency in hook.get("additional_dependencies", ()):
             match = _REQUIREMENT_RE.match(str(dependency))
             if not match or re.sub(r"[-_.]+", "-", match.group("name")).lower() != fixer.package:
                 continue
             if requirement := Requirement.parse(match.group("spec")):
-                _add_pin(config, fixer.package, Pin(requirement, f"{name} hook {hook['id']}", True))
+                source = f"{name} hook {hook['id']}"
+                _add_pin(config, fixer.package, Pin(requirement, source, pre_commit=True, locked=True))
 
 
 def _hook_fixer(hook_id: str, entry: str, package: str | None) -> Fixer | None:

@@ -13,6 +13,7 @@ from ci_autofix.fixers.commands import CommandFacts, Invocation, fix_arguments, 
 from ci_autofix.fixers.config import RepoConfig, read_repo_config
 from ci_autofix.sandbox import Sandbox, SandboxViolation
 from ci_autofix.triage.model import Diagnosis
+from ci_autofix.workflow.ci_versions import CIRun, IndexUnknown
 from ci_autofix.workflow.versions import Requirement
 
 REPOSITORY = "."
@@ -57,14 +58,19 @@ def parse_requested(requested: Sequence[str]) -> list[str] | None:
 
 
 def plan_fixers(
-    root: Path, diagnosis: Diagnosis, requested: Sequence[str], commands: Sequence[str]
+    root: Path,
+    diagnosis: Diagnosis,
+    requested: Sequence[str],
+    commands: Sequence[str],
+    ci: CIRun | None = None,
 ) -> list[FixerSpec]:
-    """`commands`: the failed steps' commands and actions from the workflow (never the log's text)."""
+    """`commands`: the failed steps' commands and actions from the workflow (never the log's text);
+    `ci`: what the failed run says about the versions it ran (`pinned`)."""
     names = parse_requested(requested)
     if names == []:
         return []
     config = read_repo_config(root)
-    facts = read_commands(commands)
+    facts = read_commands(commands, root)
     reasons = (
         _auto(diagnosis, facts, config) if names is None else {n: "requested in `fixers`" for n in names}
     )
@@ -74,21 +80,54 @@ def plan_fixers(
         if fixer.name not in reasons:
             continue
         args, scope = _arguments(root, fixer, facts, config, pre_commit)
-        requirement, source = pinned(fixer.package, facts, config)
+        requirement, source = pinned(fixer.package, facts, config, ci)
         plan.append(
             FixerSpec(fixer.name, fixer.package, args, scope, requirement, source, reasons[fixer.name])
         )
     return plan
 
 
-def pinned(package: str, facts: CommandFacts, config: RepoConfig) -> tuple[Requirement | None, str | None]:
-    """The version `package` must run at and where that was read: a version on the failing command
-    line itself first, else the repository's pin (pre-commit's first when pre-commit failed)."""
+def pinned(
+    package: str, facts: CommandFacts, config: RepoConfig, ci: CIRun | None = None
+) -> tuple[Requirement | None, str | None]:
+    """The version `package` runs at, for the fixer and for verification alike, and where that was
+    read (recorded in `ci`). The one place that decides, in this order:
+
+    1. a version on the failing command line itself (`uvx ruff@0.8.6`);
+    2. the version the failed job printed (`ci.printed`: an install line, `--version` output, a
+       pre-commit hook's revision);
+    3. the repository's exact pin (`RepoConfig.pin`: pre-commit's when pre-commit failed; lock
+       files, requirements and constraints files and hook revisions before the project's metadata);
+    4. for a range or no pin, the newest release the range allows at the failing commit's date
+       (the package index's upload times); when the index cannot say, the range itself (the tool
+       installed here when it fits, else the newest the range allows) and a note saying why.
+
+    Without `ci` (no failed run to read), 2 and 4 are skipped: the pin, or none."""
+    requirement, source = _decide(package, facts, config, ci)
+    if ci is not None:
+        ci.record(package, requirement, source)
+    return requirement, source
+
+
+def _decide(
+    package: str, facts: CommandFacts, config: RepoConfig, ci: CIRun | None
+) -> tuple[Requirement | None, str | None]:
     inline = next((i.pin for i in facts.invocations if i.fixer.package == package and i.pin), None)
     if inline:
         return Requirement(f"=={inline}"), "the failing command"
+    if ci is not None and (printed := ci.printed.get(package)):
+        return Requirement(f"=={printed.version}"), f"the failed job's log: {printed.line}"
     pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
-    return (pin.requirement, pin.source) if pin else (None, None)
+    if ci is None or (pin is not None and pin.requirement.exact):
+        return (pin.requirement, pin.source) if pin else (None, None)
+    requirement = pin.requirement if pin else None
+    fits = f"{requirement.spec} ({pin.source})" if requirement and pin else "no pin"
+    try:
+        version = ci.released(package, requirement)
+    except IndexUnknown as why:
+        return requirement, f"{fits}; the newest release at the failing commit's date is not known: {why}"
+    day = ci.date.date() if ci.date else "?"
+    return Requirement(f"=={version}"), f"the newest release on {day} (the failing commit's date) for {fits}"
 
 
 def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict[str, str]:

@@ -177,6 +177,7 @@ def _attempt(
                 commands=commands.lines,
                 actions=commands.actions,
                 notes=commands.notes,
+                setup=commands.setup,
                 logs=logs,
             ),
             runner,

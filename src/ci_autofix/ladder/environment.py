@@ -23,6 +23,9 @@ from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.sandbox import Sandbox, chown_tree, others_can_run
 
 _STAMP = ".ci-autofix-setup"
+# The directory of the tools at the exact version CI ran (`ladder.tools`): first on PATH, before
+# the prepared environment, whose own copy of a tool may be a newer release of an unpinned range.
+CI_TOOLS = "ci-versions"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
 _REQUIREMENTS = re.compile(
     r"^(?:requirements|(?:test|dev)-requirements|requirements[-_](?:test|tests|dev))\.txt$"
@@ -114,8 +117,8 @@ class Prepared:
     setup: Evidence | None
 
 
-def _stamp(root: Path, setup_command: str) -> str:
-    digest = hashlib.sha256(setup_command.encode() + b"\0")
+def _stamp(root: Path, setup_command: str, job_setup: Sequence[str] = ()) -> str:
+    digest = hashlib.sha256(setup_command.encode() + b"\0" + "\n".join(job_setup).encode() + b"\0")
     for name in ("pyproject.toml", "setup.py", "setup.cfg"):
         path = root / name
         if path.is_file():
@@ -167,16 +170,19 @@ def prepare(
     timeout: float,
     commands: Sequence[str] = ("",),
     on_start: Callable[[str], None] = lambda _command: None,
+    job_setup: Sequence[str] = (),
 ) -> Prepared:
     """The sandbox the commands run in, after the setup (run at most once per dependency content).
 
-    Without a configured setup, commands that only run standalone linters need no environment.
-    `on_start` hears each setup command as it starts.
+    The setup is `setup-command` when set, else what the failed job installed before the failed
+    step (`job_setup`: its `pip install` lines, from the workflow), else the project with its test
+    extras (`default_setup`). Without a configured setup, commands that only run standalone
+    linters need no environment. `on_start` hears each setup command as it starts.
     """
     root = sandbox.root
     if not setup_command and commands is not None and not needs_environment(commands):
         return Prepared(sandbox, None)
-    if not is_python_project(root):
+    if not is_python_project(root) and not job_setup:
         if not setup_command:
             return Prepared(sandbox, None)
         on_start(setup_command)
@@ -190,10 +196,10 @@ def prepare(
         extra_env={
             **sandbox.extra_env,
             "VIRTUAL_ENV": str(env_dir),
-            "PATH": f"{bin_dir}{os.pathsep}{sandbox.env().get('PATH', os.defpath)}",
+            "PATH": _after_ci_tools(str(bin_dir), sandbox.env().get("PATH", os.defpath)),
         },
     )
-    stamp = _stamp(root, setup_command)
+    stamp = _stamp(root, setup_command, job_setup)
     # Beside the environment, not in it: the environment belongs to the sandbox's user.
     stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     # A `setup-command` runs in every clean copy (what it writes into the checkout is part of
@@ -202,7 +208,7 @@ def prepare(
     if reusable and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
     with _lent(env_dir, sandbox):
-        setup = _set_up(sandbox, inner, env_dir, setup_command, timeout, on_start)
+        setup = _set_up(sandbox, inner, env_dir, setup_command, timeout, on_start, job_setup)
     if setup is None or setup.ok:
         stamp_file.write_text(stamp)
     return Prepared(inner, setup)
@@ -215,6 +221,7 @@ def _set_up(
     setup_command: str,
     timeout: float,
     on_start: Callable[[str], None],
+    job_setup: Sequence[str] = (),
 ) -> Evidence | None:
     """Create the virtualenv when it is missing, then run the setup (or install the project) in it."""
     bin_dir = env_dir / "bin"
@@ -228,6 +235,10 @@ def _set_up(
     if setup_command:
         on_start(setup_command)
         return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
+    if job_setup:  # as the job installed it: in our environment, its `python` first on PATH
+        shown = " && ".join(job_setup)
+        on_start(shown)
+        return Evidence.of(shown, inner.run_command_line("\n".join(job_setup), timeout=timeout))
     argv = default_setup(inner.root, bin_dir / "python")
     if argv is None:
         return None
@@ -254,6 +265,13 @@ def _lent(env_dir: Path, sandbox: Sandbox) -> Iterator[None]:
                     st = os.lstat(path)
                     if not stat.S_ISLNK(st.st_mode):
                         os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o022)
+
+
+def _after_ci_tools(directory: str, path: str) -> str:
+    """`path` with `directory` first, or second when `CI_TOOLS` leads it."""
+    parts = path.split(os.pathsep)
+    lead = parts[:1] if parts and Path(parts[0]).name == CI_TOOLS else []
+    return os.pathsep.join([*lead, directory, *parts[len(lead) :]])
 
 
 def interpreter(sandbox: Sandbox) -> str:

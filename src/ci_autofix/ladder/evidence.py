@@ -88,6 +88,8 @@ class Verification:
     tree: str | None = None  # the git tree every command ran on (a clean checkout of it)
     original_tests: OriginalTests | None = None
     tests_dropped: list[str] = field(default_factory=list)  # Markdown: a command, and the tests it lost
+    # the tools' versions, the fixers' and verification's alike: (package, version, where it was read)
+    tools: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def changes_tests(self) -> bool:
@@ -97,6 +99,13 @@ class Verification:
     def to_markdown(self, heading: str = "### Verification") -> str:
         title = {"verified": "verified ✅", "unverified": "unverified ⚠️", "failed": "failed ❌"}[self.outcome]
         parts = [f"{heading}: {title}", _escape(self.reason)]
+        telling = self.telling()
+        if telling is not None:  # what decided it, shown open: a wrong fix, or a command that could not run
+            what, evidence = telling
+            parts.append(
+                f"The output of {code_span(evidence.command)} {what} ({evidence.describe()}), its last lines:\n\n"
+                + fence(evidence.tail or "(it printed nothing)", "text")
+            )
         if self.tree:
             parts.append(
                 f"Every command ran on a clean checkout of git tree {code_span(self.tree)} and nothing else "
@@ -115,13 +124,21 @@ class Verification:
             )
         if len(rows) > 2:
             parts.append("\n".join(rows))
+        if self.tools:
+            parts.append(
+                "Tool versions, as CI ran them (the fixers and every command above used these):\n"
+                + "\n".join(
+                    f"- {package} {code_span(version)}: {code_span(source)}"
+                    for package, version, source in self.tools
+                )
+            )
         shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]
         if self.setup is not None and not self.setup.ok:
             shown.insert(0, (self.setup.command, self.setup))
         if self.outcome == "verified":
             shown = [(p.command, p.after) for p in self.evidence if p.role == "failing"][:1]
         for command, evidence in shown[:4]:
-            if evidence.tail:
+            if evidence.tail and (telling is None or evidence is not telling[1]):
                 parts.append(
                     f"<details><summary>Output after the fix: {html_code(command)}</summary>\n\n"
                     f"{fence(evidence.tail, 'text')}\n\n</details>"
@@ -131,6 +148,20 @@ class Verification:
         if self.original_tests is not None:
             parts.append(self._original_tests(self.original_tests))
         return "\n\n".join(parts)
+
+    def telling(self) -> tuple[str, Evidence] | None:
+        """For an outcome that is not `verified`, the run that tells why, and when it ran: a setup
+        that failed, else the first failing command that did not pass after the fix, else the run
+        before the fix of a failure that did not reproduce here, else the first run that did not pass."""
+        if self.outcome == "verified" or self.changes_tests:  # the original tests' run tells it
+            return None
+        if self.setup is not None and not self.setup.ok:
+            return "when preparing the environment", self.setup
+        pairs = sorted(self.evidence, key=lambda p: p.role != "failing")
+        if after := next((p.after for p in pairs if not p.after.ok), None):
+            return "after the fix", after
+        before = next((p.before for p in pairs if p.role == "failing" and p.before is not None), None)
+        return ("before the fix", before) if before is not None else None
 
     @staticmethod
     def _original_tests(guard: OriginalTests) -> str:

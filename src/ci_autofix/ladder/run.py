@@ -33,6 +33,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
+from ci_autofix.workflow.ci_versions import CIRun
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a
 # fixer changed something, the agent is not needed.
@@ -77,6 +78,7 @@ class LadderInput:
     commands: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
+    setup: list[str] = field(default_factory=list)  # the failed job's installs before the step (workflow)
     author: Identity = BOT  # the fix commit's author and committer
     threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
     # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
@@ -91,13 +93,15 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     notes: list[str] = list(job.notes)
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
     logs = _store_logs(job)
-    plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions])
+    ci = CIRun.of([log.raw for log in job.logs], git, job.head_sha)  # the versions CI ran
+    plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions], ci)
     tool_path = tool_dir(
         job.area.work,
         [*commands, settings.test_command],
         plan,
         job.tools_dir,
         timeout=settings.command_timeout,
+        ci=ci,
     )
     sandbox = with_tools(sandbox, tool_path)  # the agent runs the failing commands too
     clean = CleanRuns(
@@ -108,6 +112,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         timeout=settings.command_timeout,
         protected=sandbox.protected,
         tool_path=tool_path,
+        tool_versions=ci.described(),
+        job_setup=job.setup,
     )
 
     runner.stage("reproducing the failure")

@@ -71,11 +71,18 @@ def reproduce(
     env_dir: Path | None = None,
     reports: Path | None = None,
     on_start: Callable[[str], None] = lambda _command: None,
+    job_setup: Sequence[str] = (),
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use;
     `on_start` hears each command (the setup's too) as it starts."""
     prepared = prepare(
-        sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=commands, on_start=on_start
+        sandbox,
+        setup_command,
+        env_dir=env_dir,
+        timeout=timeout,
+        commands=commands,
+        on_start=on_start,
+        job_setup=job_setup,
     )
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
@@ -134,6 +141,7 @@ def verify(
     timeout: float,
     env_dir: Path | None = None,
     reports: Path | None = None,
+    job_setup: Sequence[str] = (),
 ) -> Verification:
     """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge.
 
@@ -143,7 +151,12 @@ def verify(
     python_files = [f for f in changed_files if f.endswith((".py", ".pyi")) and (sandbox.root / f).is_file()]
     ruff = bool(python_files) and uses_ruff(sandbox.root)
     prepared = prepare(
-        sandbox, setup_command, env_dir=env_dir, timeout=timeout, commands=[*commands, test_command]
+        sandbox,
+        setup_command,
+        env_dir=env_dir,
+        timeout=timeout,
+        commands=[*commands, test_command],
+        job_setup=job_setup,
     )
     setup = prepared.setup
     if setup is not None and not setup.ok:
@@ -156,7 +169,8 @@ def verify(
             "unverified",
             f"The environment could not be prepared: the setup "
             f"{code_span(setup.command)} {what}, so the failing command could not be "
-            "re-run.",
+            "re-run. Set `setup-command` to what CI's job runs to install the project (its "
+            "`pip install` steps) to have the fix verified.",
             [],
             setup,
         )
@@ -191,6 +205,8 @@ class CleanRuns:
     timeout: float
     protected: Sequence[str]
     tool_path: Path | None = None  # the fixers' tools (`ladder.tools`), last on the commands' PATH
+    tool_versions: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # `CIRun.described`
+    job_setup: list[str] = dataclasses.field(default_factory=list)  # `WorkflowCommands.setup`
     before: list[Evidence] = dataclasses.field(default_factory=list)
 
     def reproduce(self, *, on_start: Callable[[str], None] = lambda _command: None) -> list[Evidence]:
@@ -205,6 +221,7 @@ class CleanRuns:
             env_dir=self.area.env_dir,
             reports=self._reports(),
             on_start=on_start,
+            job_setup=self.job_setup,
         )
         return self.before
 
@@ -216,7 +233,11 @@ class CleanRuns:
         # The original tests run only for commands that ran a test runner before the fix (a
         # formatter behind `make lint` is not one).
         counted_before = {e.command for e in self.before if e.tests is not None}
-        result = dataclasses.replace(self._verify(tree, changed, self.commands, self.test_command), tree=tree)
+        result = dataclasses.replace(
+            self._verify(tree, changed, self.commands, self.test_command),
+            tree=tree,
+            tools=list(self.tool_versions),
+        )
         runs_tests = [c for c in dict.fromkeys([*self.commands, self.test_command]) if c in counted_before]
         if result.outcome != "verified" or not test_paths or not runs_tests:
             return result
@@ -253,6 +274,7 @@ class CleanRuns:
             timeout=self.timeout,
             env_dir=self.area.env_dir,
             reports=self._reports(),
+            job_setup=self.job_setup,
         )
 
     def _copy(self, tree: str) -> Sandbox:

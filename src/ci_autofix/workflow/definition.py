@@ -39,6 +39,9 @@ WORKFLOWS_DIR = ".github/workflows"
 _EXPRESSION_RE = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.S)
 _MATRIX_RE = re.compile(r"matrix\.([A-Za-z_][\w-]*)")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# `source $VENV/bin/activate`, `. .venv/bin/activate`: an environment an earlier step or action
+# set up, which is not there when the step is re-run; ours (prepared, first on PATH) takes its place.
+_ACTIVATION_RE = re.compile(r"""^\s*(?:source|\.)\s+["']?[^\s;&|'"]*/bin/activate["']?\s*$""")
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
 
 
@@ -68,6 +71,9 @@ class WorkflowCommands:
     commands: list[StepCommand] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps: never run
     notes: list[str] = field(default_factory=list)  # failed steps with no command run here, and why
+    # what the failed job installed before the failed step (its `pip install` lines, as argv
+    # words rejoined by us), for the environment verification prepares
+    setup: list[str] = field(default_factory=list)
 
     @property
     def lines(self) -> list[str]:
@@ -132,8 +138,74 @@ def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: F
         found.actions.append(uses)
         raise _NotRunnable(f"it runs the action `{uses}`, and actions (composite ones too) are not followed")
     script = _substitute(str(step["run"]), matrix, "its `run:`")
+    script, activations = own_environment(script)
+    for line in activations:
+        found.notes.append(
+            f"The failed step `{failed.step}` activates an environment an earlier step set up "
+            f"(`{line.strip()}`): its commands run in ci-autofix's own prepared environment instead."
+        )
     command = _command(workflow, job, step, script, matrix)
     found.commands.append(StepCommand(command, script, failed.job, failed.step))
+    earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
+    for install in (line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)):
+        if install not in found.setup:
+            found.setup.append(install)
+
+
+def own_environment(script: str) -> tuple[str, list[str]]:
+    """`script` with each line that activates a virtual environment made a comment (the prepared
+    environment is already first on PATH), and those lines."""
+    lines = script.split("\n")
+    replaced = [line for line in lines if _ACTIVATION_RE.match(line)]
+    kept = [
+        f"# activated by ci-autofix instead: {line.strip()}" if line in replaced else line for line in lines
+    ]
+    return "\n".join(kept), replaced
+
+
+_OPERATORS = frozenset(";&|()<>")
+_DROPPED_OPTIONS = frozenset({"--user", "--system", "--break-system-packages"})
+
+
+def _installs(step: dict[str, Any], matrix: dict[str, Any]) -> list[str]:
+    """The `pip install` lines of an earlier step's `run:` (also `python -m pip`, `uv pip`), each
+    as `python -m pip install <its words>` for the environment we prepare. A line with a shell
+    expansion or operator, a step with an expression only the runner knows, or one in another
+    directory is left out: nothing but plain words reaches the command."""
+    if "run" not in step or step.get("working-directory") not in (None, "", "."):
+        return []
+    try:
+        script = _substitute(str(step["run"]), matrix, "")
+    except _NotRunnable:
+        return []
+    found = []
+    for line in re.sub(r"\\\r?\n", " ", script).splitlines():
+        lexer = shlex.shlex(line.strip(), posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            words = list(lexer)
+        except ValueError:
+            continue
+        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):
+            continue
+        head = [posixpath.basename(w) for w in words[:4]]
+        if head[:2] in (["pip", "install"], ["pip3", "install"]):
+            rest = words[2:]
+        elif head[:2] == ["uv", "pip"] and head[2:3] == ["install"]:
+            rest = words[3:]
+        elif (
+            len(head) == 4
+            and re.fullmatch(r"python[\d.]*", head[0])
+            and words[1:4] == ["-m", "pip", "install"]
+        ):
+            rest = words[4:]
+        else:
+            continue
+        rest = [w for w in rest if w not in _DROPPED_OPTIONS]
+        if rest:
+            found.append(shlex.join(["python", "-m", "pip", "install", *rest]))
+    return found
 
 
 # ---- jobs and their matrix -------------------------------------------------------------------------

@@ -21,6 +21,8 @@ ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "isort/isort-action": ("isort", ("isort-version", "isortversion")),
     "jamescurtin/isort-action": ("isort", ("isort-version", "isortversion")),
 }
+# pre-commit hook repositories (a marker in the URL, lower case) -> the package their hooks run
+PRE_COMMIT_REPOS = (("ruff-pre-commit", "ruff"), ("/black", "black"), ("isort", "isort"))
 _INSTALLS_RE = re.compile(r"\b(?:install|uvx|pipx\s+run|uv\s+tool\s+run|--with|--from)\b")
 _PINNED_RE = re.compile(
     rf"(?<![\w.-])(?P<name>ruff|black|isort)(?:\[[^\]\s]*\])?\s*(?:==|@)\s*(?P<version>{VERSION})(?![\w.])",

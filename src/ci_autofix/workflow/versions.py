@@ -23,6 +23,17 @@ def is_version(text: str) -> bool:
     return _VERSION_RE.fullmatch(text) is not None
 
 
+def is_final(version: str) -> bool:
+    """A release, not a pre-release or a development version (what pip picks unless asked)."""
+    match = _PART_RE.fullmatch(version)
+    return match is not None and not match.group("pre") and not match.group("dev")
+
+
+def newest(versions: list[str]) -> str | None:
+    """The highest of `versions` (each a strict version), by PEP 440 order."""
+    return max(versions, key=_key, default=None)
+
+
 def _key(version: str) -> tuple[tuple[int, ...], tuple[int, int], int, int]:
     match = _PART_RE.fullmatch(version)
     if not match:

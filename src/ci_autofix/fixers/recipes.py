@@ -1,0 +1,201 @@
+"""What a task runner would run, read from its file without running it: a `make` target's
+recipe (the Makefile), a tox environment's `commands` (tox.ini), a nox session's `session.run`
+calls (noxfile.py, read with `ast`).
+
+A failing step that runs `make format-check` or `tox -e lint` names no tool itself; its recipe
+does. The files are the repository's (untrusted): size-capped, never followed out of the
+repository, never executed, and what they say is only ever read back as words (`commands`),
+never run as ours. Make's variables are expanded from the Makefile's own plain assignments;
+prerequisites run first, as make runs them.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import shlex
+from pathlib import Path
+
+_MAX_BYTES = 1024 * 1024
+_DEPTH = 5
+_ASSIGN_RE = re.compile(
+    r"^(?:override\s+|export\s+)?(?P<name>[A-Za-z_][\w.-]*)\s*(?::{1,3}=|\?=|\+=|=)\s*(?P<value>.*)$"
+)
+_RULE_RE = re.compile(r"^(?P<targets>[^\s:=#][^:=#]*?)\s*::?(?!=)\s*(?P<prereqs>[^;#]*)(?:;(?P<inline>.*))?$")
+_VARIABLE_RE = re.compile(r"\$(?:\((?P<paren>[A-Za-z_][\w.-]*)\)|\{(?P<brace>[A-Za-z_][\w.-]*)\})")
+
+
+def _read(root: Path, rel: str) -> str | None:
+    try:
+        path = (root / rel).resolve()
+        base = root.resolve()
+        if base not in path.parents or not path.is_file() or path.stat().st_size > _MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+# ---- make -----------------------------------------------------------------------------------------------
+def make_recipe(root: Path, args: list[str]) -> list[str] | None:
+    """The recipe lines `make <args>` would run (prerequisites first), or None when the Makefile
+    or a target is not there."""
+    makefile, targets, directory = "", [], root
+    it = iter(args)
+    for arg in it:
+        if arg in ("-f", "--file", "--makefile"):
+            makefile = next(it, "")
+        elif arg in ("-C", "--directory"):
+            directory = root / next(it, ".")
+        elif arg.startswith("-") or "=" in arg:
+            continue
+        else:
+            targets.append(arg)
+    names = [makefile] if makefile else ["GNUmakefile", "makefile", "Makefile"]
+    text = next((t for name in names if (t := _read(directory, name)) is not None), None)
+    if text is None or root.resolve() not in [directory.resolve(), *directory.resolve().parents]:
+        return None
+    variables, rules, first = _parse_makefile(text)
+    if not targets and first:
+        targets = [first]
+    lines: list[str] = []
+    for target in targets:
+        if target not in rules or not _expand_rule(target, rules, variables, lines, depth=0):
+            return None
+    return lines
+
+
+def _parse_makefile(text: str) -> tuple[dict[str, str], dict[str, tuple[list[str], list[str]]], str]:
+    """Its plain variables, its rules (target -> prerequisites, recipe lines) and its first target."""
+    variables: dict[str, str] = {}
+    rules: dict[str, tuple[list[str], list[str]]] = {}
+    first = ""
+    current: list[list[str]] = []  # the recipes of the rule being read
+    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
+        if line.startswith("\t"):
+            for lines in current:
+                lines.append(line[1:])
+            continue
+        stripped = line.split("#", 1)[0].rstrip()
+        if not stripped.strip():
+            continue
+        current = []
+        if match := _ASSIGN_RE.match(stripped):
+            variables[match.group("name")] = match.group("value").strip()
+        elif match := _RULE_RE.match(stripped):
+            recipe: list[str] = []
+            if match.group("inline"):
+                recipe.append(match.group("inline").strip())
+            for target in match.group("targets").split():
+                rules[target] = (match.group("prereqs").split(), recipe)
+                if not first and not target.startswith("."):
+                    first = target
+            current = [recipe]
+    return variables, rules, first
+
+
+def _expand_rule(
+    target: str,
+    rules: dict[str, tuple[list[str], list[str]]],
+    variables: dict[str, str],
+    out: list[str],
+    *,
+    depth: int,
+) -> bool:
+    if depth > _DEPTH:
+        return False
+    prereqs, recipe = rules[target]
+    for prereq in prereqs:
+        if prereq in rules and not _expand_rule(prereq, rules, variables, out, depth=depth + 1):
+            return False
+    for line in recipe:
+        line = _expand(line.strip().lstrip("@-+ "), variables)
+        if line:
+            out.append(line)
+    return True
+
+
+def _expand(text: str, variables: dict[str, str]) -> str:
+    for _ in range(_DEPTH):
+        expanded = _VARIABLE_RE.sub(
+            lambda m: variables.get(m.group("paren") or m.group("brace"), m.group(0)), text
+        )
+        if expanded == text:
+            break
+        text = expanded
+    return text.replace("$$", "$")
+
+
+# ---- tox and nox ---------------------------------------------------------------------------------------
+def tox_commands(root: Path, args: list[str]) -> list[str] | None:
+    """The `commands` of the environments `tox [run] -e a,b` runs (tox.ini), or None."""
+    envs = _option_values(args, ("-e",))
+    text = _read(root, "tox.ini")
+    if text is None or not envs:
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    lines: list[str] = []
+    for env in envs:
+        section = f"testenv:{env}"
+        if not parser.has_section(section) and not parser.has_section("testenv"):
+            return None
+        commands = parser.get(section if parser.has_section(section) else "testenv", "commands", fallback="")
+        for line in commands.splitlines():
+            line = line.strip().lstrip("-").strip()
+            line = line.replace("{posargs}", "").replace("{toxinidir}", ".").strip()
+            if line and not line.startswith("#"):
+                lines.append(line)
+    return lines
+
+
+def nox_commands(root: Path, args: list[str]) -> list[str] | None:
+    """The `session.run(...)` calls (literal strings only) of the sessions `nox -s a b` runs
+    (noxfile.py, read with `ast`), or None."""
+    sessions = _option_values(args, ("-s", "--session", "--sessions"))
+    text = _read(root, "noxfile.py")
+    if text is None or not sessions:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    lines: list[str] = []
+    for name in sessions:
+        function = functions.get(name)
+        if function is None:
+            return None
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "run"
+                and node.args
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+            ):
+                lines.append(shlex.join(str(a.value) for a in node.args if isinstance(a, ast.Constant)))
+    return lines
+
+
+def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
+    """The values of `-e a,b` / `-s a b` / `-ea`, split at commas."""
+    values: list[str] = []
+    it = iter(args)
+    taking = False
+    for arg in it:
+        if arg in options:
+            taking = True
+            continue
+        if arg.startswith("-"):
+            taking = False
+            inline = next((arg[len(o) :] for o in options if arg.startswith(o) and len(arg) > len(o)), "")
+            values += [v for v in inline.lstrip("=").split(",") if v]
+            continue
+        if taking:
+            values += [v for v in arg.split(",") if v]
+    return values

@@ -1,0 +1,64 @@
+"""Task runners read through to their commands, from their files, never by running them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_autofix.fixers.recipes import make_recipe, nox_commands, tox_commands
+
+MAKEFILE = """\
+PY := python3
+SRC = src tests
+RUFF = $(PY) -m ruff
+all: lint
+
+lint: fmt  # prerequisites first
+\t-$(RUFF) check ${SRC}
+\t@echo "$$HOME done"
+
+fmt: ; $(RUFF) format --check $(SRC) \\
+\t  --diff
+"""
+
+
+def test_a_make_target_is_its_prerequisites_then_its_recipe_with_the_variables_expanded(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    expected = [
+        "python3 -m ruff format --check src tests  --diff",
+        "python3 -m ruff check src tests",
+        'echo "$HOME done"',
+    ]
+    assert make_recipe(tmp_path, ["lint"]) == expected
+    assert make_recipe(tmp_path, []) == expected  # the first target is the default goal
+    assert make_recipe(tmp_path, ["-s", "VERBOSE=1", "lint"]) == expected
+    assert make_recipe(tmp_path, ["docs"]) is None
+
+
+def test_a_makefile_outside_the_repository_is_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    assert make_recipe(root, ["-C", "..", "lint"]) is None
+    (root / "Makefile").symlink_to(tmp_path / "Makefile")
+    assert make_recipe(root, ["lint"]) is None
+
+
+def test_tox_environments_and_nox_sessions(tmp_path: Path) -> None:
+    (tmp_path / "tox.ini").write_text(
+        "[testenv]\ncommands = pytest {posargs}\n\n[testenv:lint]\ncommands =\n"
+        "    - black --check {toxinidir}\n    isort --check-only .\n"
+    )
+    assert tox_commands(tmp_path, ["-e", "lint"]) == ["black --check .", "isort --check-only ."]
+    assert tox_commands(tmp_path, ["-e", "py312,lint"]) == [
+        "pytest",
+        "black --check .",
+        "isort --check-only .",
+    ]
+    (tmp_path / "noxfile.py").write_text(
+        "import nox\n\n@nox.session(python='3.12')\ndef lint(session):\n"
+        "    session.run('ruff', 'format', '--check', 'my dir')\n    session.run(*session.posargs)\n"
+    )
+    assert nox_commands(tmp_path, ["-s", "lint"]) == ["ruff format --check 'my dir'"]
+    assert nox_commands(tmp_path, ["-s", "docs"]) is None

@@ -1,0 +1,50 @@
+"""The environment verification prepares follows what the failed job installed (real pip, a real
+package from the index), and a setup that fails says so with pip's own words."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from testing.git import DEV, git
+
+from ci_autofix.ladder.verify import reproduce
+from ci_autofix.sandbox import Sandbox
+
+CHECK = 'python -c "import six; print(six.__version__)"'
+
+
+def _project(tmp_path: Path, requirement: str) -> Sandbox:
+    root = tmp_path / "repo"
+    (root / "requirements").mkdir(parents=True)
+    (root / "requirements" / "ci.txt").write_text(requirement)  # a name the default setup does not guess
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "ci requirements", author=DEV)
+    return Sandbox(root, timeout=300, extra_env={"PATH": os.environ["PATH"]})
+
+
+def test_the_environment_installs_what_the_job_installed(tmp_path: Path) -> None:
+    sandbox = _project(tmp_path, "six==1.16.0\n")
+    [guessed] = reproduce(sandbox, [CHECK], timeout=300, env_dir=tmp_path / "plain")
+    assert guessed.tail != "1.16.0"  # without the job's setup: whatever this machine has, or nothing
+    started: list[str] = []
+    job_setup = ["python -m pip install -r requirements/ci.txt"]
+    [run] = reproduce(
+        sandbox, [CHECK], timeout=300, env_dir=tmp_path / "env", on_start=started.append, job_setup=job_setup
+    )
+    assert run.ok and run.tail == "1.16.0", run.tail  # the version CI's requirements installed
+    assert started == ["python -m venv env", "python -m pip install -r requirements/ci.txt", CHECK]
+
+
+def test_a_job_setup_that_fails_here_is_the_evidence_with_pips_words(tmp_path: Path) -> None:
+    sandbox = _project(tmp_path, "six==0.0.0.1\n")
+    [setup] = reproduce(
+        sandbox,
+        [CHECK],
+        timeout=300,
+        env_dir=tmp_path / "env",
+        job_setup=["python -m pip install -r requirements/ci.txt"],
+    )
+    assert not setup.ok and setup.command == "python -m pip install -r requirements/ci.txt"
+    assert "six==0.0.0.1" in setup.tail  # pip says which requirement it could not satisfy

@@ -1,0 +1,123 @@
+"""The tool versions CI ran: read from the failed job's log, and from the index's release dates."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from testing.index import ruff_index
+
+from ci_autofix.workflow.ci_versions import CIRun, IndexUnknown, log_lines, newest_at, printed_versions
+from ci_autofix.workflow.versions import Requirement
+
+BIN = Path(sys.executable).parent
+STAMP = "2025-01-08T10:00:00.1234567Z "
+
+
+def _own(tool: str) -> tuple[str, str]:
+    """The `--version` line a real tool prints, and its version."""
+    line = subprocess.run([str(BIN / tool), "--version"], capture_output=True, text=True, check=True)
+    first = line.stdout.splitlines()[0]
+    return first, first.replace(",", " ").split()[1]
+
+
+def test_the_tools_own_version_lines_are_read() -> None:
+    ruff_line, ruff = _own("ruff")
+    black_line, black = _own("black")
+    found = printed_versions([STAMP + "##[group]Run ruff --version", STAMP + ruff_line, STAMP + black_line])
+    assert (found["ruff"].version, found["black"].version) == (ruff, black)
+    assert found["ruff"].line == ruff_line
+
+
+def test_installers_reports_are_read_and_the_last_install_wins() -> None:
+    log = [
+        "Successfully installed black-23.1.0 click-8.1.7 mypy-extensions-1.0.0",
+        "Resolved 3 packages in 2ms",
+        " + ruff==0.8.6",
+        "  - Installing isort (5.12.0)",
+        "Successfully installed black-24.2.0",
+        "[INFO] Installing environment for https://github.com/astral-sh/ruff-pre-commit@v0.4.1.",
+    ]
+    found = printed_versions(STAMP + line for line in log)
+    assert {name: p.version for name, p in found.items()} == {
+        "black": "24.2.0",
+        "click": "8.1.7",
+        "mypy-extensions": "1.0.0",
+        "ruff": "0.4.1",  # pre-commit's hook revision came last
+        "isort": "5.12.0",
+    }
+    assert found["black"].line == "Successfully installed black-24.2.0"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Successfully installed ruff-0.8.6;curl${IFS}evil",
+        "Successfully installed ruff-$(id)",
+        " + ruff==0.8.6 --index-url http://evil",
+        "ruff 0.8.6 && rm -rf /",
+        "ruff 0.8.6-evil",
+        "[INFO] Installing environment for https://github.com/astral-sh/ruff-pre-commit@main.",
+        "say ruff 0.8.6",
+    ],
+)
+def test_a_line_whose_version_is_not_strictly_a_version_says_nothing(line: str) -> None:
+    assert "ruff" not in printed_versions([STAMP + line])
+
+
+def test_a_log_file_and_its_bytes_read_alike(tmp_path: Path) -> None:
+    text = f"{STAMP}Successfully installed ruff-0.8.6\n{STAMP}ruff 0.8.6\n"
+    (tmp_path / "job.log").write_text(text)
+    assert list(log_lines(tmp_path / "job.log")) == list(log_lines(text.encode())) == text.splitlines()
+    assert list(log_lines(tmp_path / "missing.log")) == []
+
+
+# ---- the index's release dates ------------------------------------------------------------------------
+@pytest.fixture
+def index() -> Iterator[tuple[str, list[str]]]:
+    with ruff_index() as served:
+        yield served
+
+
+def _day(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("spec", "date", "version"),
+    [
+        (None, "2025-01-08T18:00:00", "0.8.6"),  # no pin: the newest that day
+        (None, "2025-01-08T11:00:00", "0.8.5"),  # before that day's upload: the one before
+        (None, "2025-03-01T00:00:00", "0.9.1"),
+        (">=0.8,<0.9", "2025-03-01T00:00:00", "0.8.6"),  # the range's newest at the date
+        ("~=0.8.4", "2025-01-03T00:00:00", "0.8.5"),
+    ],
+)
+def test_the_newest_release_at_the_commits_date_that_fits(
+    index: tuple[str, list[str]], spec: str | None, date: str, version: str
+) -> None:
+    requirement = Requirement.parse(spec) if spec else None
+    assert newest_at("ruff", requirement, _day(date), index[0]) == version
+    assert index[1] == ["/pypi/ruff/json"]
+
+
+def test_when_the_index_cannot_say_the_reason_is_given(index: tuple[str, list[str]]) -> None:
+    with pytest.raises(IndexUnknown, match=r"could not be read for black: HTTP Error 404"):
+        newest_at("black", None, _day("2025-01-08T00:00:00"), index[0])
+    with pytest.raises(IndexUnknown, match=r"had no release of ruff allowed by `>=1.0` on 2025-01-08"):
+        newest_at("ruff", Requirement.parse(">=1.0"), _day("2025-01-08T00:00:00"), index[0])
+    with pytest.raises(IndexUnknown, match="not an http"):
+        newest_at("ruff", None, _day("2025-01-08T00:00:00"), "file:///etc")
+    run = CIRun(date=_day("2025-01-08T00:00:00"), index="")
+    with pytest.raises(IndexUnknown, match="not asked"):
+        run.released("ruff", None)
+
+
+def test_the_index_is_asked_once_per_package_and_range(index: tuple[str, list[str]]) -> None:
+    run = CIRun(date=_day("2025-01-08T18:00:00"), index=index[0])
+    assert run.released("ruff", None) == run.released("ruff", None) == "0.8.6"
+    assert index[1] == ["/pypi/ruff/json"]
