@@ -48,6 +48,7 @@ TOOLCHAIN_SOURCES = ("tests/toolchains/test_sources.py",)
 TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
 BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_agent_stops.py")
 ROUTING = ("tests/security/test_review_routing.py",)
+FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1128,6 +1129,13 @@ MUTATIONS = [
         '            ".gitlab/**",\n',
         "",
         ROUTING,
+    ),
+    Mutation(
+        "adv-paths-gitmodules-unprotected",
+        "paths.py",
+        '(".gitmodules",)',
+        "()",
+        FETCHED_SUBMODULES,
     ),
 ]
 
