@@ -49,6 +49,7 @@ TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
 BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_agent_stops.py")
 ROUTING = ("tests/security/test_review_routing.py",)
 FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
+MORE_CI = ("tests/security/test_more_ci_systems.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1136,6 +1137,20 @@ MUTATIONS = [
         '(".gitmodules",)',
         "()",
         FETCHED_SUBMODULES,
+    ),
+    Mutation(
+        "adv-paths-taskcluster-unprotected",
+        "paths.py",
+        '            ".taskcluster.yml",\n',
+        "",
+        MORE_CI,
+    ),
+    Mutation(
+        "adv-paths-teamcity-unprotected",
+        "paths.py",
+        '            ".teamcity/**",\n',
+        "",
+        MORE_CI,
     ),
 ]
 

