@@ -50,6 +50,8 @@ BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/a
 ROUTING = ("tests/security/test_review_routing.py",)
 REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_fixer_versions.py")
 REPRO_STEPS = ("tests/fixers/test_fixer_plan.py", "tests/workflow/test_definition.py")
+FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
+MORE_CI = ("tests/security/test_more_ci_systems.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1222,6 +1224,27 @@ MUTATIONS = [
         "        if telling is not None:  # what decided it",
         "        if False:  # what decided it",
         ("tests/ladder/test_evidence.py",),
+    ),
+    Mutation(
+        "adv-paths-gitmodules-unprotected",
+        "paths.py",
+        '(".gitmodules",)',
+        "()",
+        FETCHED_SUBMODULES,
+    ),
+    Mutation(
+        "adv-paths-taskcluster-unprotected",
+        "paths.py",
+        '            ".taskcluster.yml",\n',
+        "",
+        MORE_CI,
+    ),
+    Mutation(
+        "adv-paths-teamcity-unprotected",
+        "paths.py",
+        '            ".teamcity/**",\n',
+        "",
+        MORE_CI,
     ),
 ]
 

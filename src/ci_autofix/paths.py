@@ -3,7 +3,7 @@ rights, who must review a change, and when a bot merges one.
 
 A fix is code that CI will run, so it may change the code under test; it may not change what CI
 itself is: which jobs run, with which permissions and secrets, which third-party actions or hooks
-they fetch, who must review, which pull requests a merge bot merges on its own. Those files are
+they fetch (hooks, submodules), who must review, which pull requests a merge bot merges on its own. Those files are
 protected (`PROTECTED`, the one table of them): the sandbox refuses to write them, the fixers'
 changes to them are put back, and the patch policy blocks a diff that touches them
 (`protected-path`). The README's table of them is rendered from `PROTECTED`. The
@@ -63,10 +63,15 @@ PROTECTED: tuple[Protected, ...] = (
         (".pre-commit-config.yaml",),
     ),
     Protected(
+        "which repositories CI clones as submodules (`actions/checkout` with `submodules:`, GitLab's "
+        "`GIT_SUBMODULE_STRATEGY`), and builds and runs",
+        (".gitmodules",),
+    ),
+    Protected(
         "other CI systems, which build every pushed branch (the suggestion branch too): GitLab (with its "
         "includes), CircleCI, Travis, Azure Pipelines, Buildkite, Jenkins, AppVeyor, Drone, Bitbucket "
         "Pipelines, Woodpecker, Cirrus, Codefresh, Semaphore, Google Cloud Build, AWS CodeBuild, Bitrise, "
-        "Gitea and Forgejo Actions",
+        "Gitea and Forgejo Actions, Taskcluster, TeamCity (versioned settings)",
         (
             ".gitlab-ci.yml",
             ".gitlab/**",
@@ -104,6 +109,8 @@ PROTECTED: tuple[Protected, ...] = (
             "bitrise.yml",
             ".gitea/**",
             ".forgejo/**",
+            ".taskcluster.yml",
+            ".teamcity/**",
         ),
     ),
 )
