@@ -189,7 +189,9 @@ def secret_forms(secret: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Redacted:
-    """Text that has been through a `Redactor`: the only kind the GitHub client posts."""
+    """Text that has been through a `Redactor`: the only kind the GitHub client posts as prose (PR
+    titles and bodies, comments, reviews). Short fields of our own making (labels, status
+    descriptions, dispatch inputs, branch names) go as plain `str`: they hold no text of the run's."""
 
     text: str
 
