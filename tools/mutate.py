@@ -39,6 +39,7 @@ REVIEW = ("tests/review/test_review_e2e.py",)
 TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
+LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -664,6 +665,13 @@ MUTATIONS = [
         "        if not in_failed(f):\n            demoted.append(f)",
         "        if False:\n            demoted.append(f)",
         RANKING,
+    ),
+    Mutation(
+        "loop-same-failure-not-reused",
+        "state/ledger.py",
+        "if failed and failed_steps(gh, run.id, run.run_attempt) == failed:",
+        "if False:",
+        LOOP_REUSE,
     ),
 ]
 

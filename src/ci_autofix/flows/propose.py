@@ -34,7 +34,15 @@ from ci_autofix.github.api import GitHubAPI
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
-from ci_autofix.state.ledger import Existing, Lineage, find_existing, lineage, side_branch
+from ci_autofix.state.ledger import (
+    Existing,
+    Lineage,
+    Suggested,
+    find_existing,
+    lineage,
+    same_failure,
+    side_branch,
+)
 from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
 from ci_autofix.triage.locate import locate_failures
 from ci_autofix.triage.model import Diagnosis
@@ -134,6 +142,8 @@ def _attempt(
     if existing := find_existing(gh, fix_branch):
         return _again(gh, settings, runner, event, existing, fix_branch)
     line = seen.lineage = _lineage(gh, settings, event)
+    if twin := same_failure(gh, line, run.id, run.run_attempt):
+        return _same_failure(runner, event, twin)
     failing = notice.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
     if line.fresh and stuck.unstick(gh, failing.pull):
         runner.info(f"  a new lineage: the `{stuck.STUCK_LABEL}` label is off the failing PR")
@@ -234,6 +244,30 @@ def _again(
         attempt=record.attempt if record else None,
         run_url=run.html_url,
     )
+
+
+def _same_failure(runner: Runner, event: WorkflowRunEvent, twin: Suggested) -> Outcome:
+    """Another run of this workflow failed the same way on this commit and has its suggestion: it
+    stands for this run too. Nothing is attempted, spent or counted again."""
+    run, pull, record = event.run, twin.pull, twin.record
+    other = twin.run.id if twin.run else record.run_id if record else 0
+    outcome = Outcome(
+        "proposed",
+        reason="same-failure",
+        message=(
+            f"Run {run.id} failed the same jobs and steps on {run.head_sha[:12]} as run {other}, whose "
+            f"suggestion {pull.html_url} is open: it stands for this run too. Nothing was attempted."
+        ),
+        fix_branch=pull.head_ref,
+        fix_sha=pull.head_sha,
+        pull_request=pull.number,
+        pull_request_url=pull.html_url,
+        attempt=record.attempt if record else None,
+        run_url=run.html_url,
+    )
+    runner.info(f"  {outcome.message}")
+    runner.summary(report.summary(outcome))
+    return outcome
 
 
 def _still_at_head(gh: GitHubAPI, event: WorkflowRunEvent, *, dispatched: bool = False) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ci_autofix.github import PullInfo
+from ci_autofix.github import PullInfo, RunInfo
 from ci_autofix.github.api import GitHubAPI
 from ci_autofix.refs import check_branch_name
 from ci_autofix.state import marker, provenance
@@ -54,6 +54,7 @@ class Suggested:
 
     pull: PullInfo
     record: marker.Suggestion | None
+    run: RunInfo | None = None  # the failed run its provenance status names (open ones for the head)
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,8 @@ def lineage(
         made_for = vouched.head_sha if vouched else suggestion.record.head_sha if suggestion.record else None
         if made_for != head_sha:
             stale.append(suggestion)
-        elif vouched is not None and gh.workflow_run(vouched.run_id).workflow_path == workflow:
-            open_for_head.append(suggestion)
+        elif vouched is not None and (run := gh.workflow_run(vouched.run_id)).workflow_path == workflow:
+            open_for_head.append(Suggested(suggestion.pull, suggestion.record, run))
     return Lineage(
         head_sha=head_sha, applied=applied, open_for_head=open_for_head, stale=stale, suggestions=suggestions
     )
@@ -128,3 +129,23 @@ def _ours(gh: GitHubAPI, sha: str, trusted: str) -> Applied | None:
     if vouched is None or vouched.head_sha != commit.parents[0]:
         return None
     return Applied(sha, commit.parents[0], vouched.run_id)
+
+
+def failed_steps(gh: GitHubAPI, run_id: int, attempt: int) -> frozenset[tuple[str, str]]:
+    """The (job, step) names that failed in attempt `attempt` of run `run_id`, as GitHub reports them."""
+    return frozenset(
+        (job.name, step.name) for job in gh.failed_jobs(run_id, attempt) for step in job.failed_steps
+    )
+
+
+def same_failure(gh: GitHubAPI, line: Lineage, run_id: int, attempt: int) -> Suggested | None:
+    """The open suggestion for this head that answers the very failure run `run_id` reports: made
+    for another run of the same workflow on the same commit (`open_for_head` holds only those, by
+    their provenance), whose failed jobs and steps are the same. One failure on one commit gets
+    one suggestion: a workflow on `[push, pull_request]` fails twice for every red commit."""
+    twins = [(s, s.run) for s in line.open_for_head if s.run is not None and s.run.id != run_id]
+    failed = failed_steps(gh, run_id, attempt) if twins else frozenset()
+    for twin, run in twins:
+        if failed and failed_steps(gh, run.id, run.run_attempt) == failed:
+            return twin
+    return None
