@@ -40,6 +40,7 @@ TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
 LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
+LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -672,6 +673,27 @@ MUTATIONS = [
         "if failed and failed_steps(gh, run.id, run.run_attempt) == failed:",
         "if False:",
         LOOP_REUSE,
+    ),
+    Mutation(
+        "loop-halted-attempt-not-counted",
+        "state/ledger.py",
+        "return len(self.applied) + len(self.open_for_head) + len(self.halted)",
+        "return len(self.applied) + len(self.open_for_head)",
+        LOOP_COUNT,
+    ),
+    Mutation(
+        "loop-halted-attempt-not-recorded",
+        "flows/propose.py",
+        "if seen.attempting is not None and _an_attempt(halt):",
+        "if False:",
+        LOOP_COUNT,
+    ),
+    Mutation(
+        "loop-lineage-budget-ignored",
+        "flows/propose.py",
+        "if line.attempts >= settings.max_attempts or line.cost_usd >= settings.max_lineage_cost_usd:",
+        "if line.attempts >= settings.max_attempts:",
+        LOOP_COUNT,
     ),
 ]
 

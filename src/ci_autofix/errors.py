@@ -33,6 +33,7 @@ class HaltReason(StrEnum):
     UNVERIFIED_FIX = "unverified-fix"
     POLICY = "policy"
     ATTEMPTS_EXHAUSTED = "attempts-exhausted"
+    LINEAGE_BUDGET = "lineage-budget"
     REVIEW_CYCLES_EXHAUSTED = "review-cycles-exhausted"
     BRANCH_MOVED = "branch-moved"
     AWAITING_APPROVAL = "awaiting-approval"

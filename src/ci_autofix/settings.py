@@ -72,9 +72,22 @@ class Settings(BaseSettings):
         "anthropic", description="Where the model runs: `anthropic`, `bedrock` or `vertex`."
     )
     model: str = Field(DEFAULT_MODEL, description="Model used by the fix agent.")
-    max_attempts: int = Field(3, ge=1, le=20, description="Most suggestions proposed for one failing branch.")
+    max_attempts: int = Field(
+        3,
+        ge=1,
+        le=20,
+        description="Most attempts per lineage of a failing branch: suggestions proposed, and attempts that "
+        "halted after the model ran or a change was made.",
+    )
     max_turns: int = Field(30, ge=1, le=200, description="Most model turns per attempt.")
     max_cost_usd: float = Field(2.0, gt=0, le=100, description="Most model spend per attempt, in US dollars.")
+    max_lineage_cost_usd: float = Field(
+        6.0,
+        gt=0,
+        le=1000,
+        description="Most model spend per lineage of a failing branch (every attempt, halted or proposed, "
+        "until a human commit starts a new lineage), in US dollars.",
+    )
     max_minutes: float = Field(15, gt=0, le=350, description="Wall-clock limit for the agent, in minutes.")
     command_timeout: int = Field(
         600,

@@ -90,6 +90,15 @@ class Loop:
             jobs=[JobSpec("test", conclusion, [StepSpec("Run python check.py", step)], log=LOG)],
         )
 
+    def rerun(self, run: Run) -> Run:
+        """A person re-runs the failed job of `run`: its next attempt fails the same way."""
+        self.emu.add_attempt(
+            run,
+            "failure",
+            [JobSpec("test", "failure", [StepSpec("Run python check.py", "failure")], log=LOG)],
+        )
+        return run
+
     def propose(self, run: Run, turns: list[dict[str, Any]], **inputs: str) -> tuple[RunResult, int]:
         """The propose job for `run`; returns its result and how many requests reached the model."""
         workdir = self._dir("propose")

@@ -21,6 +21,7 @@ from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.event import (
     RUN_ID_REMEDY,
+    WorkflowRun,
     WorkflowRunEvent,
     check_guards,
     dispatched_run_id,
@@ -34,6 +35,7 @@ from ci_autofix.github.api import GitHubAPI
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
+from ci_autofix.state import attempts
 from ci_autofix.state.ledger import (
     Existing,
     Lineage,
@@ -63,6 +65,7 @@ class _Seen:
     run_url: str = ""
     name: str = "run"  # of the files that keep a halted attempt's work
     logs: Path | None = None  # the failed jobs' logs, downloaded there; removed when the flow ends
+    attempting: WorkflowRun | None = None  # the failed run, once an attempt at it has begun
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
@@ -82,6 +85,10 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             **(keep_work(halt.kept, settings.runner_temp, runner, seen.name) if halt.kept else {}),
         )
         if seen.gh is not None and seen.lineage is not None:
+            if seen.attempting is not None and _an_attempt(halt):
+                _record(
+                    seen.gh, settings, seen.lineage, seen.attempting, spent.cost_usd if spent else None, halt
+                )
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
         summary = report.summary(outcome, diagnosis=seen.diagnosis)
         runner.summary(summary + (f"\n{kept.summary(halt.kept)}\n" if halt.kept else ""))
@@ -147,12 +154,17 @@ def _attempt(
     failing = notice.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
     if line.fresh and stuck.unstick(gh, failing.pull):
         runner.info(f"  a new lineage: the `{stuck.STUCK_LABEL}` label is off the failing PR")
-    if line.attempts >= settings.max_attempts:
+    if line.attempts >= settings.max_attempts or line.cost_usd >= settings.max_lineage_cost_usd:
         _stuck(gh, settings, runner, event, line, failing, seen)
     attempt = line.attempts + 1
     if settings.ask_first and not asked:
         _ask(gh, git, settings, runner, event, attempt, failing, seen)
     runner.info(f"  attempt {attempt} of {settings.max_attempts} on this lineage")
+    left = settings.max_lineage_cost_usd - line.cost_usd
+    if left < settings.max_cost_usd:  # this attempt gets what the lineage has left
+        runner.info(f"  the lineage has ${left:.4f} of `max-lineage-cost-usd` left: this attempt's budget")
+        settings = settings.model_copy(update={"max_cost_usd": left})
+    seen.attempting = run
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
     from ci_autofix.ladder.run import LadderInput, run_ladder
@@ -194,6 +206,8 @@ def _attempt(
         outcome, delivery = _deliver(
             gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt
         )
+    if proposal.cost_usd:
+        _record(gh, settings, line, run, proposal.cost_usd, delivery.pull.number)
     if settings.auto_apply:
         outcome = _auto_apply(gh, settings, runner, event, proposal, delivery, outcome)
     _supersede(gh, settings, runner, line, newer=delivery.pull)
@@ -301,6 +315,36 @@ def _lineage(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Line
     )
 
 
+def _an_attempt(halt: Halt) -> bool:
+    """Whether the halted attempt counts: it reached the model or made a change."""
+    kept = halt.kept
+    return halt.spent is not None or (kept is not None and bool(kept.diff or kept.transcript))
+
+
+def _record(
+    gh: GitHubAPI,
+    settings: Settings,
+    line: Lineage,
+    run: WorkflowRun,
+    cost_usd: float | None,
+    ended: Halt | int,
+) -> None:
+    """Record the attempt at `run` on its failing commit: halted (`ended` is the halt) or proposed
+    (`ended` is the suggestion's number). A re-run of this job for the same attempt of the failed
+    run adds to that attempt's spend."""
+    before = sum(a.cost_usd for a in line.recorded if (a.run_id, a.run_attempt) == (run.id, run.run_attempt))
+    attempts.record(
+        gh,
+        run.head_sha,
+        run_id=run.id,
+        run_attempt=run.run_attempt,
+        cost_usd=before + (cost_usd or 0.0),
+        reason=ended.reason.value if isinstance(ended, Halt) else "",
+        pull=ended if isinstance(ended, int) else None,
+        target_url=report.run_link(settings.server_url, settings.repository, run.id),
+    )
+
+
 def _stuck(
     gh: GitHubAPI,
     settings: Settings,
@@ -322,8 +366,18 @@ def _stuck(
         repository=settings.repository,
         excerpt=diagnosis.excerpt,
         max_attempts=settings.max_attempts,
+        max_lineage_cost_usd=settings.max_lineage_cost_usd,
     )
     url = stuck.post(gh, failing, runner.redact(body), settings.trusted_author)
+    if line.attempts < settings.max_attempts:
+        raise Halt(
+            HaltReason.LINEAGE_BUDGET,
+            f"ci-autofix's attempts for `{run.head_branch}` on this lineage spent ${line.cost_usd:.4f} on the "
+            f"model and CI still fails; `max-lineage-cost-usd` is {settings.max_lineage_cost_usd}. The stuck "
+            f"report: {url}. Push a fix yourself (a commit of yours starts a new lineage), or raise "
+            "`max-lineage-cost-usd`.",
+            details={"stuck_report": url, "attempts": line.attempts, "lineage_cost_usd": line.cost_usd},
+        )
     raise Halt(
         HaltReason.ATTEMPTS_EXHAUSTED,
         f"ci-autofix made {line.attempts} attempt(s) for `{run.head_branch}` on this lineage and CI still "

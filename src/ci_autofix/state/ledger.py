@@ -13,12 +13,13 @@ other commits of the branch are stale: they no longer count, and the flow closes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ci_autofix.github import PullInfo, RunInfo
 from ci_autofix.github.api import GitHubAPI
 from ci_autofix.refs import check_branch_name
-from ci_autofix.state import marker, provenance
+from ci_autofix.state import attempts, marker, provenance
+from ci_autofix.state.attempts import Attempt
 
 
 def side_branch(prefix: str, failing_branch: str, run_id: int) -> str:
@@ -64,10 +65,22 @@ class Lineage:
     open_for_head: list[Suggested]  # open suggestions made for the current head
     stale: list[Suggested]  # open suggestions made for another commit of the branch
     suggestions: list[Suggested]  # every suggestion PR for the branch, open or closed, newest first
+    # the attempts recorded on the lineage's commits for this workflow (`state.attempts`)
+    recorded: list[Attempt] = field(default_factory=list)
+
+    @property
+    def halted(self) -> list[Attempt]:
+        """The attempts that halted after they reached the model or made a change."""
+        return [a for a in self.recorded if a.halted]
 
     @property
     def attempts(self) -> int:
-        return len(self.applied) + len(self.open_for_head)
+        return len(self.applied) + len(self.open_for_head) + len(self.halted)
+
+    @property
+    def cost_usd(self) -> float:
+        """What the lineage's attempts spent on the model, halted or proposed."""
+        return sum(a.cost_usd for a in self.recorded)
 
     @property
     def fresh(self) -> bool:
@@ -115,8 +128,21 @@ def lineage(
         elif vouched is not None and (run := gh.workflow_run(vouched.run_id)).workflow_path == workflow:
             open_for_head.append(Suggested(suggestion.pull, suggestion.record, run))
     return Lineage(
-        head_sha=head_sha, applied=applied, open_for_head=open_for_head, stale=stale, suggestions=suggestions
+        head_sha=head_sha,
+        applied=applied,
+        open_for_head=open_for_head,
+        stale=stale,
+        suggestions=suggestions,
+        recorded=_recorded(gh, [head_sha, *(fix.base for fix in applied)], workflow, trusted),
     )
+
+
+def _recorded(gh: GitHubAPI, shas: list[str], workflow: str, trusted: str) -> list[Attempt]:
+    """The attempts recorded on the lineage's commits (each was the branch's head once) for failures
+    of `workflow`, by the failed run GitHub names, not by anything the record says of itself."""
+    found = [a for sha in shas for a in attempts.recorded(sha, gh.statuses(sha), trusted)]
+    workflows = {run_id: gh.workflow_run(run_id).workflow_path for run_id in {a.run_id for a in found}}
+    return [a for a in found if workflows[a.run_id] == workflow]
 
 
 def _ours(gh: GitHubAPI, sha: str, trusted: str) -> Applied | None:
