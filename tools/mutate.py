@@ -41,6 +41,7 @@ TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
 LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
 LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
+LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -694,6 +695,20 @@ MUTATIONS = [
         "if line.attempts >= settings.max_attempts or line.cost_usd >= settings.max_lineage_cost_usd:",
         "if line.attempts >= settings.max_attempts:",
         LOOP_COUNT,
+    ),
+    Mutation(
+        "loop-not-reproduced-attempted",
+        "ladder/run.py",
+        "if not commands or len(ran) < len(set(commands)) or not all(e.ok for e in ran.values()):",
+        "if True:",
+        LOOP_UNREPRODUCED,
+    ),
+    Mutation(
+        "loop-flaky-rerun-every-attempt",
+        "flows/propose.py",
+        "            or event.run.run_attempt != 1\n",
+        "            or False\n",
+        LOOP_UNREPRODUCED,
     ),
 ]
 

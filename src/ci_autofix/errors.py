@@ -22,6 +22,7 @@ class HaltReason(StrEnum):
     NO_FAILED_JOBS = "no-failed-jobs"
     NO_CI_RUN = "no-ci-run"
     INFRA = "infra"
+    NOT_REPRODUCED = "not-reproduced"
     NO_CHANGES = "no-changes"
     AGENT_DISABLED = "agent-disabled"
     AGENT_GAVE_UP = "agent-gave-up"

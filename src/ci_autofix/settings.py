@@ -163,6 +163,16 @@ class Settings(BaseSettings):
         description="Re-run the failed jobs once when the failure is "
         "infrastructure (network, runner lost) instead of halting.",
     )
+    rerun_flaky: bool = Field(
+        False,
+        description="When the failure does not reproduce here (halt not-reproduced), re-run the failed jobs "
+        "once, on the run's first attempt.",
+    )
+    attempt_unreproduced: bool = Field(
+        False,
+        description="Let the agent try from the log when the failure does not reproduce here; "
+        "its fix is then an unverified draft.",
+    )
     require_verified: bool = Field(
         False, description="Halt instead of proposing a fix that could not be verified here."
     )

@@ -4,7 +4,8 @@ a human commit starts a new lineage and supersedes the suggestions for older com
 an applied fix ends in `success`.
 
 The failure is one that passes in the action's re-run and fails in CI (it depends on the CI
-environment), so each suggestion is an unverified draft that a human applies, as in the issue."""
+environment); with `attempt-unreproduced` each suggestion is an unverified draft that a human
+applies, as in the issue."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_the_loop_is_bounded_reported_restarted_and_ends_in_success(
     github_emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     emu = github_emulator
-    loop = Loop(emu, tmp_path)
+    loop = Loop(emu, tmp_path, inputs={"attempt-unreproduced": "true"})
     outcomes = []
 
     # fail → propose (n) → apply → fail on the fix, three times: attempts 1, 2, 3

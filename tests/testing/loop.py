@@ -56,9 +56,16 @@ def editing(attempt: int) -> list[dict[str, Any]]:
 
 class Loop:
     def __init__(
-        self, emu: GitHubEmulator, tmp: Path, files: dict[str, str] | None = None, on: str = "[push]"
+        self,
+        emu: GitHubEmulator,
+        tmp: Path,
+        files: dict[str, str] | None = None,
+        on: str = "[push]",
+        inputs: dict[str, str] | None = None,
     ) -> None:
+        """`inputs`: the propose job's inputs on every run (a run's own come on top)."""
         self.emu, self.tmp, self.n = emu, tmp, 0
+        self.inputs = inputs or {}
         self.source = tmp / "source"
         ci = f"on: {on}\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python check.py\n"
         init_repo(self.source, {**(files or {"check.py": CHECK}), CI: ci})
@@ -112,7 +119,7 @@ class Loop:
                 event_name="workflow_run",
                 event=self.emu.workflow_run_event(run),
                 workspace=workspace,
-                inputs={"anthropic-api-key": API_KEY, **inputs},
+                inputs={"anthropic-api-key": API_KEY, **self.inputs, **inputs},
                 extra_env={"ANTHROPIC_BASE_URL": url, "PATH": sandbox_path()},
             )
         calls = len(record.read_text().splitlines()) if record.exists() else 0

@@ -9,6 +9,7 @@ A run that concluded `success` on a fix ci-autofix made ends the loop: `status: 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -52,7 +53,7 @@ from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 
 if TYPE_CHECKING:
     from ci_autofix.deliver.suggestion import Delivery
-    from ci_autofix.ladder.run import Proposal
+    from ci_autofix.ladder.run import LadderInput, Proposal
 
 
 @dataclass
@@ -185,7 +186,11 @@ def _attempt(
     with workarea(git.repo, run.head_sha) as area:
         locate_failures(diagnosis, area.work)  # the copy is exactly the failing commit's tree
         runner.annotate(diagnosis.failures)
-        proposal = run_ladder(
+        proposal = _unless_flaky(
+            gh,
+            settings,
+            event,
+            run_ladder,
             LadderInput(
                 area=area,
                 head_sha=run.head_sha,
@@ -615,6 +620,33 @@ def _triage(
     if logs is None:
         raise RuntimeError("the flow made no directory for the logs")
     return triage_run(gh, event.run.id, event.run.run_attempt, logs, max_tokens=settings.max_log_tokens)
+
+
+def _unless_flaky(
+    gh: GitHubAPI,
+    settings: Settings,
+    event: WorkflowRunEvent,
+    ladder: Callable[[LadderInput, Runner], Proposal],
+    job: LadderInput,
+    runner: Runner,
+) -> Proposal:
+    """The fix ladder; when the failure did not reproduce here and `rerun-flaky` is on, the failed
+    jobs are re-run once (on the run's first attempt: a re-run that fails again is no flake)."""
+    try:
+        return ladder(job, runner)
+    except Halt as halt:
+        if (
+            halt.reason is not HaltReason.NOT_REPRODUCED
+            or not settings.rerun_flaky
+            or event.run.run_attempt != 1
+        ):
+            raise
+        gh.rerun_failed_jobs(event.run.id)
+        raise Halt(
+            halt.reason,
+            f"{halt.message} `rerun-flaky` is on: the failed jobs were re-run once.",
+            details={**halt.details, "rerun": True},
+        ) from None
 
 
 def _halt_infra(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:
