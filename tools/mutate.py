@@ -42,6 +42,7 @@ RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
 LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
 LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
 LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
+LOOP_BREAKER = ("tests/loop/test_breaker.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -709,6 +710,20 @@ MUTATIONS = [
         "            or event.run.run_attempt != 1\n",
         "            or False\n",
         LOOP_UNREPRODUCED,
+    ),
+    Mutation(
+        "loop-breaker-off",
+        "flows/propose.py",
+        "    if signature(earlier) != mine:\n        return\n",
+        "    if True:\n        return\n",
+        LOOP_BREAKER,
+    ),
+    Mutation(
+        "loop-breaker-ignores-the-signature",
+        "flows/propose.py",
+        "    if signature(earlier) != mine:\n        return\n",
+        "    if False:\n        return\n",
+        LOOP_BREAKER,
     ),
 ]
 

@@ -35,6 +35,7 @@ class HaltReason(StrEnum):
     POLICY = "policy"
     ATTEMPTS_EXHAUSTED = "attempts-exhausted"
     LINEAGE_BUDGET = "lineage-budget"
+    SAME_FAILURE_AGAIN = "same-failure-again"
     REVIEW_CYCLES_EXHAUSTED = "review-cycles-exhausted"
     BRANCH_MOVED = "branch-moved"
     AWAITING_APPROVAL = "awaiting-approval"

@@ -83,7 +83,9 @@ class Loop:
         path.mkdir()
         return path
 
-    def ci(self, conclusion: str = "failure", workflow: str = CI, event: str = "push") -> Run:
+    def ci(
+        self, conclusion: str = "failure", workflow: str = CI, event: str = "push", log: bytes = LOG
+    ) -> Run:
         """A run of `workflow` (triggered by `event`) on the branch's head concluded `conclusion`."""
         step = "failure" if conclusion == "failure" else "success"
         return self.emu.add_workflow_run(
@@ -94,7 +96,7 @@ class Loop:
             conclusion,
             event=event,
             actor="alice",
-            jobs=[JobSpec("test", conclusion, [StepSpec("Run python check.py", step)], log=LOG)],
+            jobs=[JobSpec("test", conclusion, [StepSpec("Run python check.py", step)], log=log)],
         )
 
     def rerun(self, run: Run) -> Run:

@@ -32,7 +32,9 @@ def render(
     excerpt: str,
     max_attempts: int,
     max_lineage_cost_usd: float | None = None,
+    breaker: str = "",
 ) -> str:
+    """`breaker`: our own words on why the circuit breaker stopped the loop before the cap."""
     """The report's Markdown (our marker first, so a re-run finds it and edits it). Links are
     built from the settings and run ids, never taken from a payload or a record."""
     rows = [
@@ -64,7 +66,9 @@ def render(
             f"halted `{attempt.reason}`, spent ${attempt.cost_usd:.4f} | none | none | not proposed |"
         )
     limit = (
-        f"the most `max-attempts` ({max_attempts}) allows"
+        "the circuit breaker stopped the loop"
+        if breaker
+        else f"the most `max-attempts` ({max_attempts}) allows"
         if lineage.attempts >= max_attempts or max_lineage_cost_usd is None
         else f"spending ${lineage.cost_usd:.4f}, the most `max-lineage-cost-usd` ({max_lineage_cost_usd}) allows"
     )
@@ -73,6 +77,7 @@ def render(
         f"ci-autofix made {lineage.attempts} attempt(s), {limit}, "
         f"and CI still fails: [the latest failed run]({run_url}). It will not try again on this lineage; "
         "a commit you push starts a new one.\n\n"
+        + (f"{breaker}\n\n" if breaker else "")
         + "\n".join(rows)
         + "\n\n### The latest failure\n\n"
         + untrusted_block(excerpt[-MAX_EXCERPT_CHARS:] or "(no excerpt)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -41,6 +42,7 @@ from ci_autofix.state.ledger import (
     Existing,
     Lineage,
     Suggested,
+    failed_steps,
     find_existing,
     lineage,
     same_failure,
@@ -49,6 +51,7 @@ from ci_autofix.state.ledger import (
 from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
 from ci_autofix.triage.locate import locate_failures
 from ci_autofix.triage.model import Diagnosis
+from ci_autofix.triage.signature import signature
 from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 
 if TYPE_CHECKING:
@@ -180,6 +183,8 @@ def _attempt(
     commands = failed_commands(git, run.head_sha, run.workflow_file, jobs)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
+    if not line.fresh:
+        _break_on_the_same_failure(gh, settings, runner, event, line, failing, diagnosis, seen)
 
     # Everything run for the repository runs in a copy owned by a uid of its own; the fix is
     # made and pushed from our private git directory there. All of it is gone afterwards.
@@ -350,6 +355,45 @@ def _record(
     )
 
 
+def _break_on_the_same_failure(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    line: Lineage,
+    failing: notice.Where,
+    diagnosis: Diagnosis,
+    seen: _Seen,
+) -> None:
+    """The circuit breaker: CI failed on the fix at the head with the very failure (same failed
+    steps, same signature) of the run that fix was made for. Trying the same again would spend for
+    nothing: stuck at once, both runs in the report."""
+    run, fix = event.run, line.applied[0]
+    before = gh.workflow_run(fix.run_id)  # the run GitHub's provenance names, not a record's claim
+    mine = signature(diagnosis)
+    if before.workflow_path != run.workflow_file or not mine or seen.logs is None:
+        return
+    if failed_steps(gh, run.id, run.run_attempt) != failed_steps(gh, before.id, before.run_attempt):
+        return
+    earlier_logs = seen.logs / f"run-{before.id}"
+    earlier_logs.mkdir(exist_ok=True)
+    try:
+        earlier, _ = triage_run(
+            gh, before.id, before.run_attempt, earlier_logs, max_tokens=settings.max_log_tokens
+        )
+    except Halt:  # its logs are gone: nothing to compare with, the loop goes on
+        return
+    if signature(earlier) != mine:
+        return
+    link = partial(report.run_link, settings.server_url, settings.repository)
+    note = (
+        f"CI failed on the applied fix {fix.sha[:12]} ([run {run.id}]({link(run.id)})) with the same failure "
+        f"as [run {before.id}]({link(before.id)}), the run that fix was made for: the same failed steps "
+        "and the same tests and findings. Trying the same again would spend for nothing."
+    )
+    _stuck(gh, settings, runner, event, line, failing, seen, breaker=note, diagnosis=diagnosis)
+
+
 def _stuck(
     gh: GitHubAPI,
     settings: Settings,
@@ -358,11 +402,20 @@ def _stuck(
     line: Lineage,
     failing: notice.Where,
     seen: _Seen,
+    *,
+    breaker: str = "",
+    diagnosis: Diagnosis | None = None,
 ) -> NoReturn:
-    """At the cap: the stuck report (with this failure's excerpt) for a human, then the halt."""
+    """At the cap (or the circuit breaker's `breaker` note): the stuck report (with this failure's
+    excerpt) for a human, then the halt."""
     run = event.run
-    runner.stage("attempts exhausted: reporting for a human")
-    diagnosis, _ = _triage(gh, event, settings, seen.logs)
+    runner.stage(
+        "the same failure again: reporting for a human"
+        if breaker
+        else "attempts exhausted: reporting for a human"
+    )
+    if diagnosis is None:
+        diagnosis, _ = _triage(gh, event, settings, seen.logs)
     seen.diagnosis = diagnosis
     body = stuck.render(
         line,
@@ -372,8 +425,18 @@ def _stuck(
         excerpt=diagnosis.excerpt,
         max_attempts=settings.max_attempts,
         max_lineage_cost_usd=settings.max_lineage_cost_usd,
+        breaker=breaker,
     )
     url = stuck.post(gh, failing, runner.redact(body), settings.trusted_author)
+    if breaker:
+        fix = line.applied[0]
+        raise Halt(
+            HaltReason.SAME_FAILURE_AGAIN,
+            f"CI fails on `{run.head_branch}` at the applied fix {fix.sha[:12]} with the same failure as run "
+            f"{fix.run_id}, the run that fix was made for; ci-autofix will not try the same again. The stuck "
+            f"report: {url}. Push a fix yourself (a commit of yours starts a new lineage).",
+            details={"stuck_report": url, "attempts": line.attempts, "runs": [fix.run_id, run.id]},
+        )
     if line.attempts < settings.max_attempts:
         raise Halt(
             HaltReason.LINEAGE_BUDGET,
