@@ -43,6 +43,7 @@ LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
 LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
 LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
 LOOP_BREAKER = ("tests/loop/test_breaker.py",)
+LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -724,6 +725,20 @@ MUTATIONS = [
         "    if signature(earlier) != mine:\n        return\n",
         "    if False:\n        return\n",
         LOOP_BREAKER,
+    ),
+    Mutation(
+        "loop-stray-branch-kept",
+        "flows/propose.py",
+        "    _sweep(gh, settings, runner, branch, keep=fix_branch)\n",
+        "",
+        LOOP_GONE,
+    ),
+    Mutation(
+        "loop-sweep-deletes-branches-not-ours",
+        "state/ledger.py",
+        "if branch not in open_heads and branch != keep and provenance.vouched_by(gh.statuses(sha), trusted)",
+        "if branch not in open_heads and branch != keep",
+        LOOP_GONE,
     ),
 ]
 

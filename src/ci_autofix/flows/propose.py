@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from ci_autofix.deliver import ask, kept, notice, report, stuck
 from ci_autofix.deliver.ci import dispatchable
-from ci_autofix.deliver.supersede import supersede
+from ci_autofix.deliver.supersede import supersede, sweep
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing, own_workflow_file
@@ -47,6 +47,7 @@ from ci_autofix.state.ledger import (
     lineage,
     same_failure,
     side_branch,
+    strays,
 )
 from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
 from ci_autofix.triage.locate import locate_failures
@@ -150,6 +151,7 @@ def _attempt(
     run = event.run
     branch = run.head_branch or ""
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
+    _sweep(gh, settings, runner, branch, keep=fix_branch)
     if existing := find_existing(gh, fix_branch):
         return _again(gh, settings, runner, event, existing, fix_branch)
     line = seen.lineage = _lineage(gh, settings, event)
@@ -517,6 +519,18 @@ def _say_once(gh: GitHubAPI, settings: Settings, runner: Runner, number: int, ma
     if notice.ours(gh.comments(number), marker, settings.trusted_author) is not None:
         return
     gh.comment(number, runner.redact(f"{marker}\n{text}"))
+
+
+def _sweep(gh: GitHubAPI, settings: Settings, runner: Runner, branch: str, *, keep: str) -> None:
+    """Delete the suggestion branches of `branch` left without an open PR: closed means gone."""
+    stray = strays(
+        gh, prefix=settings.branch_prefix, failing_branch=branch, trusted=settings.trusted_author, keep=keep
+    )
+    problems = sweep(gh, stray)
+    if len(stray) > len(problems):
+        runner.info(f"  deleted {len(stray) - len(problems)} suggestion branch(es) without an open PR")
+    for problem in problems:
+        runner.warning(problem)
 
 
 def _supersede(

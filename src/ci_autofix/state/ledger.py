@@ -137,6 +137,22 @@ def lineage(
     )
 
 
+def strays(gh: GitHubAPI, *, prefix: str, failing_branch: str, trusted: str, keep: str) -> list[str]:
+    """The suggestion branches of `failing_branch` that no open PR stands on (closed by a person,
+    superseded, applied, or left by a delivery that stopped before its PR), except `keep` (this
+    run's own, which a re-run adopts). Only a branch whose head GitHub shows ci-autofix made (its
+    provenance status by `trusted`) is a suggestion branch: anything else under the prefix is left."""
+    candidates = gh.branches(f"{prefix}{failing_branch}/")
+    if not candidates:
+        return []
+    open_heads = {pull.head_ref for pull in gh.list_pulls(base=failing_branch, state="open")}
+    return sorted(
+        branch
+        for branch, sha in candidates.items()
+        if branch not in open_heads and branch != keep and provenance.vouched_by(gh.statuses(sha), trusted)
+    )
+
+
 def _recorded(gh: GitHubAPI, shas: list[str], workflow: str, trusted: str) -> list[Attempt]:
     """The attempts recorded on the lineage's commits (each was the branch's head once) for failures
     of `workflow`, by the failed run GitHub names, not by anything the record says of itself."""
