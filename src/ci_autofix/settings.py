@@ -72,6 +72,11 @@ class Settings(BaseSettings):
         "anthropic", description="Where the model runs: `anthropic`, `bedrock` or `vertex`."
     )
     model: str = Field(DEFAULT_MODEL, description="Model used by the fix agent.")
+    effort: Literal["", "low", "medium", "high", "xhigh", "max"] = Field(
+        "",
+        description="The model's effort (the Messages API's `output_config.effort`: low, medium, high, xhigh, "
+        "max), the main cost lever on current models; empty: not sent, the model's own default.",
+    )
     max_attempts: int = Field(
         3,
         ge=1,

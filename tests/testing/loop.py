@@ -7,6 +7,7 @@ variable CI sets): it does not reproduce here."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ class Loop:
         """`inputs`: the propose job's inputs on every run (a run's own come on top)."""
         self.emu, self.tmp, self.n = emu, tmp, 0
         self.inputs = inputs or {}
+        self.requests: list[dict[str, Any]] = []  # what the last propose job sent the model
         self.source = tmp / "source"
         ci = f"on: {on}\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python check.py\n"
         init_repo(self.source, {**(files or {"check.py": CHECK}), CI: ci})
@@ -124,8 +126,10 @@ class Loop:
                 inputs={"anthropic-api-key": API_KEY, **self.inputs, **inputs},
                 extra_env={"ANTHROPIC_BASE_URL": url, "PATH": sandbox_path()},
             )
-        calls = len(record.read_text().splitlines()) if record.exists() else 0
-        return result, calls
+        self.requests = (
+            [json.loads(line)["body"] for line in record.read_text().splitlines()] if record.exists() else []
+        )
+        return result, len(self.requests)
 
     def apply(self, number: str, actor: str = "alice") -> RunResult:
         """The apply job for suggestion #number, dispatched by `actor`."""
