@@ -44,6 +44,7 @@ LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
 LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
 LOOP_BREAKER = ("tests/loop/test_breaker.py",)
 LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
+LOOP_INHERITED = ("tests/loop/test_inherited.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -739,6 +740,20 @@ MUTATIONS = [
         "if branch not in open_heads and branch != keep and provenance.vouched_by(gh.statuses(sha), trusted)",
         "if branch not in open_heads and branch != keep",
         LOOP_GONE,
+    ),
+    Mutation(
+        "loop-inherited-failure-fixed",
+        "flows/propose.py",
+        'if settings.inherited_failures == "halt":',
+        "if False:",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-ignores-the-signature",
+        "workflow/inherited.py",
+        "return OnBase(base, latest) if signature(theirs) == mine else None",
+        "return OnBase(base, latest)",
+        LOOP_INHERITED,
     ),
 ]
 

@@ -23,6 +23,7 @@ class HaltReason(StrEnum):
     NO_CI_RUN = "no-ci-run"
     INFRA = "infra"
     NOT_REPRODUCED = "not-reproduced"
+    FAILING_ON_BASE = "failing-on-base"
     NO_CHANGES = "no-changes"
     AGENT_DISABLED = "agent-disabled"
     AGENT_GAVE_UP = "agent-gave-up"

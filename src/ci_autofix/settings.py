@@ -168,6 +168,11 @@ class Settings(BaseSettings):
         description="Re-run the failed jobs once when the failure is "
         "infrastructure (network, runner lost) instead of halting.",
     )
+    inherited_failures: Literal["halt", "fix-here"] = Field(
+        "halt",
+        description="When the base branch's latest run of the workflow fails the same way: halt "
+        "failing-on-base (halt), or fix it in the failing branch anyway (fix-here).",
+    )
     rerun_flaky: bool = Field(
         False,
         description="When the failure does not reproduce here (halt not-reproduced), re-run the failed jobs "

@@ -34,6 +34,7 @@ from ci_autofix.flows.halts import halted, keep_work
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import JobInfo, PullInfo
 from ci_autofix.github.api import GitHubAPI
+from ci_autofix.markdown import code_span
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
@@ -185,6 +186,8 @@ def _attempt(
     commands = failed_commands(git, run.head_sha, run.workflow_file, jobs)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
+    if settings.inherited_failures == "halt":
+        _halt_if_inherited(gh, settings, runner, event, failing, diagnosis, seen)
     if not line.fresh:
         _break_on_the_same_failure(gh, settings, runner, event, line, failing, diagnosis, seen)
 
@@ -354,6 +357,61 @@ def _record(
         reason=ended.reason.value if isinstance(ended, Halt) else "",
         pull=ended if isinstance(ended, int) else None,
         target_url=report.run_link(settings.server_url, settings.repository, run.id),
+    )
+
+
+def _halt_if_inherited(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    failing: notice.Where,
+    diagnosis: Diagnosis,
+    seen: _Seen,
+) -> None:
+    """Halt `failing-on-base` when the base branch's latest completed run of this workflow failed
+    the same way: the failure is inherited; a fix belongs on the base. Said once on the failing PR."""
+    from ci_autofix.workflow.inherited import failing_on_base
+
+    run = event.run
+    base = failing.pull.base_ref if failing.pull is not None else gh.default_branch()
+    if base == run.head_branch or seen.logs is None:
+        return
+    runner.stage(f"comparing with `{base}`'s latest run of the workflow")
+    found = failing_on_base(
+        gh,
+        base=base,
+        workflow=run.workflow_file,
+        run_id=run.id,
+        run_attempt=run.run_attempt,
+        diagnosis=diagnosis,
+        logs=seen.logs / "base",
+        max_tokens=settings.max_log_tokens,
+    )
+    if found is None:
+        return
+    base_url = report.run_link(settings.server_url, settings.repository, found.run.id)
+    named = code_span(base)
+    text = (
+        f"{named} fails the same way: its [run {found.run.id}]({base_url}) at `{found.run.head_sha[:12]}` "
+        "failed the same jobs and steps with the same tests and findings. The failure is inherited, not "
+        f"this branch's: ci-autofix proposes no fix here. Fix it on {named} (ci-autofix's run for that "
+        "branch's own failure does, when `branches` lets it in), then bring the fix into this branch; "
+        "or choose `inherited-failures: fix-here` to have ci-autofix fix it in this branch."
+    )
+    if failing.pull is not None:
+        _say_once(
+            gh,
+            settings,
+            runner,
+            failing.pull.number,
+            f"<!-- ci-autofix:failing-on-base {found.run.id} -->",
+            text,
+        )
+    raise Halt(
+        HaltReason.FAILING_ON_BASE,
+        text,
+        details={"base_branch": base, "base_run_url": base_url, "base_run_id": found.run.id},
     )
 
 
