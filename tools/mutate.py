@@ -52,6 +52,12 @@ REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_fixer
 REPRO_STEPS = ("tests/fixers/test_fixer_plan.py", "tests/workflow/test_definition.py")
 FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
 MORE_CI = ("tests/security/test_more_ci_systems.py",)
+LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
+LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
+LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
+LOOP_BREAKER = ("tests/loop/test_breaker.py",)
+LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
+LOOP_INHERITED = ("tests/loop/test_inherited.py",)
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1245,6 +1251,90 @@ MUTATIONS = [
         '            ".teamcity/**",\n',
         "",
         MORE_CI,
+    ),
+    Mutation(
+        "loop-same-failure-not-reused",
+        "state/ledger.py",
+        "if failed and failed_steps(gh, run.id, run.run_attempt) == failed:",
+        "if False:",
+        LOOP_REUSE,
+    ),
+    Mutation(
+        "loop-halted-attempt-not-counted",
+        "state/ledger.py",
+        "return len(self.applied) + len(self.open_for_head) + len(self.halted)",
+        "return len(self.applied) + len(self.open_for_head)",
+        LOOP_COUNT,
+    ),
+    Mutation(
+        "loop-halted-attempt-not-recorded",
+        "flows/propose.py",
+        "if seen.attempting is not None and _an_attempt(halt):",
+        "if False:",
+        LOOP_COUNT,
+    ),
+    Mutation(
+        "loop-lineage-budget-ignored",
+        "flows/propose.py",
+        "if line.attempts >= settings.max_attempts or line.cost_usd >= settings.max_lineage_cost_usd:",
+        "if line.attempts >= settings.max_attempts:",
+        LOOP_COUNT,
+    ),
+    Mutation(
+        "loop-not-reproduced-attempted",
+        "ladder/run.py",
+        "if not commands or len(ran) < len(set(commands)) or not all(e.ok for e in ran.values()):",
+        "if True:",
+        LOOP_UNREPRODUCED,
+    ),
+    Mutation(
+        "loop-flaky-rerun-every-attempt",
+        "flows/propose.py",
+        "            or event.run.run_attempt != 1\n",
+        "            or False\n",
+        LOOP_UNREPRODUCED,
+    ),
+    Mutation(
+        "loop-breaker-off",
+        "flows/propose.py",
+        "    if signature(earlier) != mine:\n        return\n",
+        "    if True:\n        return\n",
+        LOOP_BREAKER,
+    ),
+    Mutation(
+        "loop-breaker-ignores-the-signature",
+        "flows/propose.py",
+        "    if signature(earlier) != mine:\n        return\n",
+        "    if False:\n        return\n",
+        LOOP_BREAKER,
+    ),
+    Mutation(
+        "loop-stray-branch-kept",
+        "flows/propose.py",
+        "    _sweep(gh, settings, runner, branch, keep=fix_branch)\n",
+        "",
+        LOOP_GONE,
+    ),
+    Mutation(
+        "loop-sweep-deletes-branches-not-ours",
+        "state/ledger.py",
+        "if branch not in open_heads and branch != keep and provenance.vouched_by(gh.statuses(sha), trusted)",
+        "if branch not in open_heads and branch != keep",
+        LOOP_GONE,
+    ),
+    Mutation(
+        "loop-inherited-failure-fixed",
+        "flows/propose.py",
+        'if settings.inherited_failures == "halt":',
+        "if False:",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-ignores-the-signature",
+        "workflow/inherited.py",
+        "return OnBase(base, latest) if signature(theirs) == mine else None",
+        "return OnBase(base, latest)",
+        LOOP_INHERITED,
     ),
 ]
 

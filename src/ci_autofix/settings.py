@@ -105,9 +105,27 @@ class Settings(BaseSettings):
         "anthropic", description="Where the model runs: `anthropic`, `bedrock` or `vertex`."
     )
     model: str = Field(DEFAULT_MODEL, description="Model used by the fix agent.")
-    max_attempts: int = Field(3, ge=1, le=20, description="Most suggestions proposed for one failing branch.")
+    effort: Literal["", "low", "medium", "high", "xhigh", "max"] = Field(
+        "",
+        description="The model's effort (the Messages API's `output_config.effort`: low, medium, high, xhigh, "
+        "max), the main cost lever on current models; empty: not sent, the model's own default.",
+    )
+    max_attempts: int = Field(
+        3,
+        ge=1,
+        le=20,
+        description="Most attempts per lineage of a failing branch: suggestions proposed, and attempts that "
+        "halted after the model ran or a change was made.",
+    )
     max_turns: int = Field(30, ge=1, le=200, description="Most model turns per attempt.")
     max_cost_usd: float = Field(2.0, gt=0, le=100, description="Most model spend per attempt, in US dollars.")
+    max_lineage_cost_usd: float = Field(
+        6.0,
+        gt=0,
+        le=1000,
+        description="Most model spend per lineage of a failing branch (every attempt, halted or proposed, "
+        "until a human commit starts a new lineage), in US dollars.",
+    )
     max_minutes: float = Field(15, gt=0, le=350, description="Wall-clock limit for the agent, in minutes.")
     command_timeout: int = Field(
         600,
@@ -182,6 +200,21 @@ class Settings(BaseSettings):
         False,
         description="Re-run the failed jobs once when the failure is "
         "infrastructure (network, runner lost) instead of halting.",
+    )
+    inherited_failures: Literal["halt", "fix-here"] = Field(
+        "halt",
+        description="When the base branch's latest run of the workflow fails the same way: halt "
+        "failing-on-base (halt), or fix it in the failing branch anyway (fix-here).",
+    )
+    rerun_flaky: bool = Field(
+        False,
+        description="When the failure does not reproduce here (halt not-reproduced), re-run the failed jobs "
+        "once, on the run's first attempt.",
+    )
+    attempt_unreproduced: bool = Field(
+        False,
+        description="Let the agent try from the log when the failure does not reproduce here; "
+        "its fix is then an unverified draft.",
     )
     require_verified: bool = Field(
         False, description="Halt instead of proposing a fix that could not be verified here."

@@ -98,4 +98,11 @@ def test_a_model_that_does_not_answer_in_time_halts_model_unavailable(
     assert "the Messages API did not answer within 0.5s (tried 2 times)" in outcome.message
     assert "re-run the job later" in outcome.message
     assert len(messages_api.message_requests) == 2
-    assert writes(github_emulator) == []
+    # nothing but the attempt's record on the failing commit: it counts toward `max-attempts`
+    assert writes(github_emulator) == [f"POST /repos/{broken.run.repo}/statuses/{broken.run.head_sha}"]
+    (record,) = [
+        s
+        for s in github_emulator.statuses(broken.run.repo, broken.run.head_sha)
+        if s.context.startswith("ci-autofix/attempt/")
+    ]
+    assert record.description == f"halted model-unavailable for run {broken.run.id}; spent 0.0000 USD"

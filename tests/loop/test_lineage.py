@@ -125,7 +125,9 @@ def test_a_merge_is_never_ours(branch: Branch) -> None:
 def test_a_commit_without_the_trailer_costs_no_status_lookup(branch: Branch) -> None:
     branch.fix(1, trailer=False)  # even with our status: it does not claim to be a fix
     assert branch.lineage().fresh
-    assert branch.emu.api_requests(path_regex="statuses") == []
+    # one lookup only: the head's halted attempts (`state.attempts`), none for its provenance
+    (lookup,) = branch.emu.api_requests(path_regex="statuses")
+    assert branch.head in lookup.path
 
 
 def test_the_walk_stops_after_the_cap(branch: Branch) -> None:

@@ -4,8 +4,8 @@ injected faults, then every event once more with no fault, against the emulator 
 Seeded, bounded in count (`CI_AUTOFIX_SOAK_RUNS`, default 40; the issue's figure is 100) and in time
 (each run is one in-process propose, `testing.propose`, with quick client settings). What must hold afterwards: every
 run ended typed (an outcome, or a `UserError` naming cause and remedy), nothing was written outside
-suggestion branches and no suggestion branch was moved, at most one PR per run, no branch without a
-PR, every open suggestion labelled and carrying a valid record for its branch's current head, and
+suggestion branches and no suggestion branch was moved, at most one PR per run, no suggestion branch
+without an open PR (closed and superseded suggestions' branches are deleted, strays swept), every open suggestion labelled and carrying a valid record for its branch's current head, and
 the fault-free pass ended without an error."""
 
 from __future__ import annotations
@@ -152,7 +152,14 @@ def test_soak(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
         *(
             f"{s}/{r}"
             for s in ("proposed", "halted")
-            for r in ("", "already-proposed", "repaired", "attempts-exhausted", "branch-moved")
+            for r in (
+                "",
+                "already-proposed",
+                "repaired",
+                "same-failure",
+                "attempts-exhausted",
+                "branch-moved",
+            )
         ),
     }, soak.endings
 
@@ -166,8 +173,13 @@ def test_soak(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
     pulls = emu.pulls(REPO)
     per_run = collections.Counter(p.head_ref for p in pulls)
     assert max(per_run.values()) == 1  # at most one PR per run
-    ours = [name for name in emu.refs(REPO) if name.startswith("ci-autofix/")]
-    assert set(ours) <= set(per_run), "a suggestion branch without a PR"
+    ours = [name.removeprefix("refs/heads/") for name in emu.refs(REPO, "refs/heads/ci-autofix/")]
+    open_heads = {p.head_ref for p in pulls if p.state == "open"}
+    assert set(ours) <= open_heads, (
+        f"suggestion branches without an open PR: {sorted(set(ours) - open_heads)}"
+    )
+    closed = [p for p in pulls if p.state != "open"]
+    print(json.dumps({"suggestions": len(pulls), "closed": len(closed), "branches": len(ours)}))
     for pull in pulls:
         record = parse(pull.body)
         assert pull.user == BOT and record is not None, pull.number

@@ -214,6 +214,7 @@ def run_agent(
                 system=marked_system,
                 tools=marked_tools,
                 messages=marked_messages,
+                **({"output_config": {"effort": request.effort}} if request.effort else {}),
             )
         except Halt as exc:
             raise halt(exc.reason, exc.message) from None

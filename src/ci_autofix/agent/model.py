@@ -56,6 +56,7 @@ class AgentRequest:
     task: str = ""
     # Review mode (None: a CI failure): the ids of the review's threads, each ended in `finish`.
     threads: Sequence[int] | None = None
+    effort: str = ""  # the Messages API's `output_config.effort`; "" leaves it to the model
     max_tokens: int = 16_000  # per model turn; ≤ 21,333 keeps the SDK's non-streaming guard quiet
     # Values masked in everything sent to the model, besides the usual secret patterns (the run's
     # tokens and keys: `from_settings` fills it). Never printed: kept out of repr.
@@ -85,6 +86,7 @@ class AgentRequest:
         return cls(
             diagnosis=diagnosis,
             model=settings.model,
+            effort=settings.effort,
             setup_command=settings.setup_command,
             test_command=settings.test_command,
             allow_shell=settings.allow_shell,

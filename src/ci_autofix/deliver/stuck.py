@@ -24,8 +24,17 @@ MAX_EXCERPT_CHARS = 6_000
 
 
 def render(
-    lineage: Lineage, *, run_id: int, server_url: str, repository: str, excerpt: str, max_attempts: int
+    lineage: Lineage,
+    *,
+    run_id: int,
+    server_url: str,
+    repository: str,
+    excerpt: str,
+    max_attempts: int,
+    max_lineage_cost_usd: float | None = None,
+    breaker: str = "",
 ) -> str:
+    """`breaker`: our own words on why the circuit breaker stopped the loop before the cap."""
     """The report's Markdown (our marker first, so a re-run finds it and edits it). Links are
     built from the settings and run ids, never taken from a payload or a record."""
     rows = [
@@ -50,11 +59,25 @@ def render(
         if record is not None and record.fix_sha not in applied:
             page = run_link(server_url, repository, record.run_id)
             rows.append(_row(number, record.run_id, page, suggestion, "not applied yet"))
+    for number, attempt in enumerate(lineage.halted, start=len(rows) - 1):
+        page = run_link(server_url, repository, attempt.run_id)
+        rows.append(
+            f"| {number} | [run {attempt.run_id}]({page}) (attempt {attempt.run_attempt}) | ? | "
+            f"halted `{attempt.reason}`, spent ${attempt.cost_usd:.4f} | none | none | not proposed |"
+        )
+    limit = (
+        "the circuit breaker stopped the loop"
+        if breaker
+        else f"the most `max-attempts` ({max_attempts}) allows"
+        if lineage.attempts >= max_attempts or max_lineage_cost_usd is None
+        else f"spending ${lineage.cost_usd:.4f}, the most `max-lineage-cost-usd` ({max_lineage_cost_usd}) allows"
+    )
     return (
         f"{MARKER}\n## ci-autofix is stuck on this branch\n\n"
-        f"ci-autofix made {lineage.attempts} attempt(s), the most `max-attempts` ({max_attempts}) allows, "
+        f"ci-autofix made {lineage.attempts} attempt(s), {limit}, "
         f"and CI still fails: [the latest failed run]({run_url}). It will not try again on this lineage; "
         "a commit you push starts a new one.\n\n"
+        + (f"{breaker}\n\n" if breaker else "")
         + "\n".join(rows)
         + "\n\n### The latest failure\n\n"
         + untrusted_block(excerpt[-MAX_EXCERPT_CHARS:] or "(no excerpt)")

@@ -2,7 +2,8 @@
 
 A suggestion is made for one commit; once the branch has moved on it can only mislead (apply
 refuses it anyway: its lease names the old head). Each is closed with a comment that links the
-newer suggestion, or says that the branch moved on when there is none.
+newer suggestion, or says that the branch moved on when there is none, and its branch is deleted
+(GitHub keeps a closed PR's commits): closed means gone.
 """
 
 from __future__ import annotations
@@ -41,4 +42,18 @@ def supersede(
             gh.close_pull(old.pull.number)
         except UserError as exc:
             problems.append(f"#{old.pull.number} could not be closed: {exc.cause}")
+            continue
+        problems.extend(sweep(gh, [old.pull.head_ref]))
+    return problems
+
+
+def sweep(gh: GitHubAPI, branches: list[str]) -> list[str]:
+    """Delete suggestion branches that no open suggestion stands on; a warning for each one that
+    could not be deleted (the next run for the failing branch tries again)."""
+    problems = []
+    for branch in branches:
+        try:
+            gh.delete_branch(branch)
+        except UserError as exc:
+            problems.append(f"the suggestion branch {code_span(branch)} could not be deleted: {exc.cause}")
     return problems

@@ -9,18 +9,21 @@ A run that concluded `success` on a fix ci-autofix made ends the loop: `status: 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ci_autofix.deliver import ask, kept, notice, report, stuck
 from ci_autofix.deliver.ci import dispatchable
-from ci_autofix.deliver.supersede import supersede
+from ci_autofix.deliver.supersede import supersede, sweep
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.event import (
     RUN_ID_REMEDY,
+    WorkflowRun,
     WorkflowRunEvent,
     check_guards,
     dispatched_run_id,
@@ -31,18 +34,31 @@ from ci_autofix.flows.halts import halted, keep_work
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import JobInfo, PullInfo
 from ci_autofix.github.api import GitHubAPI
+from ci_autofix.markdown import code_span
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
-from ci_autofix.state.ledger import Existing, Lineage, find_existing, lineage, side_branch
+from ci_autofix.state import attempts
+from ci_autofix.state.ledger import (
+    Existing,
+    Lineage,
+    Suggested,
+    failed_steps,
+    find_existing,
+    lineage,
+    same_failure,
+    side_branch,
+    strays,
+)
 from ci_autofix.state.marker import MAX_FAILED_CHARS, MAX_FILES, Suggestion
 from ci_autofix.triage.locate import locate_failures
 from ci_autofix.triage.model import Diagnosis
+from ci_autofix.triage.signature import signature
 from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 
 if TYPE_CHECKING:
     from ci_autofix.deliver.suggestion import Delivery
-    from ci_autofix.ladder.run import Proposal
+    from ci_autofix.ladder.run import LadderInput, Proposal
 
 
 @dataclass
@@ -55,6 +71,7 @@ class _Seen:
     run_url: str = ""
     name: str = "run"  # of the files that keep a halted attempt's work
     logs: Path | None = None  # the failed jobs' logs, downloaded there; removed when the flow ends
+    attempting: WorkflowRun | None = None  # the failed run, once an attempt at it has begun
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
@@ -74,6 +91,10 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             **(keep_work(halt.kept, settings.runner_temp, runner, seen.name) if halt.kept else {}),
         )
         if seen.gh is not None and seen.lineage is not None:
+            if seen.attempting is not None and _an_attempt(halt):
+                _record(
+                    seen.gh, settings, seen.lineage, seen.attempting, spent.cost_usd if spent else None, halt
+                )
             _supersede(seen.gh, settings, runner, seen.lineage, newer=None)
         summary = report.summary(outcome, diagnosis=seen.diagnosis)
         runner.summary(summary + (f"\n{kept.summary(halt.kept)}\n" if halt.kept else ""))
@@ -131,18 +152,26 @@ def _attempt(
     run = event.run
     branch = run.head_branch or ""
     runner.stage(f"run {run.id} failed on {branch} at {run.head_sha[:12]}")
+    _sweep(gh, settings, runner, branch, keep=fix_branch)
     if existing := find_existing(gh, fix_branch):
         return _again(gh, settings, runner, event, existing, fix_branch)
     line = seen.lineage = _lineage(gh, settings, event)
+    if twin := same_failure(gh, line, run.id, run.run_attempt):
+        return _same_failure(runner, event, twin)
     failing = notice.where(gh, branch, run.head_sha, [p.number for p in run.pull_requests])
     if line.fresh and stuck.unstick(gh, failing.pull):
         runner.info(f"  a new lineage: the `{stuck.STUCK_LABEL}` label is off the failing PR")
-    if line.attempts >= settings.max_attempts:
+    if line.attempts >= settings.max_attempts or line.cost_usd >= settings.max_lineage_cost_usd:
         _stuck(gh, settings, runner, event, line, failing, seen)
     attempt = line.attempts + 1
     if settings.ask_first and not asked:
         _ask(gh, git, settings, runner, event, attempt, failing, seen)
     runner.info(f"  attempt {attempt} of {settings.max_attempts} on this lineage")
+    left = settings.max_lineage_cost_usd - line.cost_usd
+    if left < settings.max_cost_usd:  # this attempt gets what the lineage has left
+        runner.info(f"  the lineage has ${left:.4f} of `max-lineage-cost-usd` left: this attempt's budget")
+        settings = settings.model_copy(update={"max_cost_usd": left})
+    seen.attempting = run
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
     from ci_autofix.ladder.run import LadderInput, run_ladder
@@ -157,13 +186,21 @@ def _attempt(
     commands = failed_commands(git, run.head_sha, run.workflow_file, jobs)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
+    if settings.inherited_failures == "halt":
+        _halt_if_inherited(gh, settings, runner, event, failing, diagnosis, seen)
+    if not line.fresh:
+        _break_on_the_same_failure(gh, settings, runner, event, line, failing, diagnosis, seen)
 
     # Everything run for the repository runs in a copy owned by a uid of its own; the fix is
     # made and pushed from our private git directory there. All of it is gone afterwards.
     with workarea(git.repo, run.head_sha) as area:
         locate_failures(diagnosis, area.work)  # the copy is exactly the failing commit's tree
         runner.annotate(diagnosis.failures)
-        proposal = run_ladder(
+        proposal = _unless_flaky(
+            gh,
+            settings,
+            event,
+            run_ladder,
             LadderInput(
                 area=area,
                 head_sha=run.head_sha,
@@ -185,6 +222,8 @@ def _attempt(
         outcome, delivery = _deliver(
             gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt
         )
+    if proposal.cost_usd:
+        _record(gh, settings, line, run, proposal.cost_usd, delivery.pull.number)
     if settings.auto_apply:
         outcome = _auto_apply(gh, settings, runner, event, proposal, delivery, outcome)
     _supersede(gh, settings, runner, line, newer=delivery.pull)
@@ -237,6 +276,30 @@ def _again(
     )
 
 
+def _same_failure(runner: Runner, event: WorkflowRunEvent, twin: Suggested) -> Outcome:
+    """Another run of this workflow failed the same way on this commit and has its suggestion: it
+    stands for this run too. Nothing is attempted, spent or counted again."""
+    run, pull, record = event.run, twin.pull, twin.record
+    other = twin.run.id if twin.run else record.run_id if record else 0
+    outcome = Outcome(
+        "proposed",
+        reason="same-failure",
+        message=(
+            f"Run {run.id} failed the same jobs and steps on {run.head_sha[:12]} as run {other}, whose "
+            f"suggestion {pull.html_url} is open: it stands for this run too. Nothing was attempted."
+        ),
+        fix_branch=pull.head_ref,
+        fix_sha=pull.head_sha,
+        pull_request=pull.number,
+        pull_request_url=pull.html_url,
+        attempt=record.attempt if record else None,
+        run_url=run.html_url,
+    )
+    runner.info(f"  {outcome.message}")
+    runner.summary(report.summary(outcome))
+    return outcome
+
+
 def _still_at_head(gh: GitHubAPI, event: WorkflowRunEvent, *, dispatched: bool = False) -> None:
     """Halt when the failing branch no longer points at the run's commit: the newer commit's own
     CI run decides what happens next (a re-run of an old run would otherwise supersede newer work,
@@ -268,6 +331,130 @@ def _lineage(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Line
     )
 
 
+def _an_attempt(halt: Halt) -> bool:
+    """Whether the halted attempt counts: it reached the model or made a change."""
+    kept = halt.kept
+    return halt.spent is not None or (kept is not None and bool(kept.diff or kept.transcript))
+
+
+def _record(
+    gh: GitHubAPI,
+    settings: Settings,
+    line: Lineage,
+    run: WorkflowRun,
+    cost_usd: float | None,
+    ended: Halt | int,
+) -> None:
+    """Record the attempt at `run` on its failing commit: halted (`ended` is the halt) or proposed
+    (`ended` is the suggestion's number). A re-run of this job for the same attempt of the failed
+    run adds to that attempt's spend."""
+    before = sum(a.cost_usd for a in line.recorded if (a.run_id, a.run_attempt) == (run.id, run.run_attempt))
+    attempts.record(
+        gh,
+        run.head_sha,
+        run_id=run.id,
+        run_attempt=run.run_attempt,
+        cost_usd=before + (cost_usd or 0.0),
+        reason=ended.reason.value if isinstance(ended, Halt) else "",
+        pull=ended if isinstance(ended, int) else None,
+        target_url=report.run_link(settings.server_url, settings.repository, run.id),
+    )
+
+
+def _halt_if_inherited(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    failing: notice.Where,
+    diagnosis: Diagnosis,
+    seen: _Seen,
+) -> None:
+    """Halt `failing-on-base` when the base branch's latest completed run of this workflow failed
+    the same way: the failure is inherited; a fix belongs on the base. Said once on the failing PR."""
+    from ci_autofix.workflow.inherited import failing_on_base
+
+    run = event.run
+    base = failing.pull.base_ref if failing.pull is not None else gh.default_branch()
+    if base == run.head_branch or seen.logs is None:
+        return
+    runner.stage(f"comparing with `{base}`'s latest run of the workflow")
+    found = failing_on_base(
+        gh,
+        base=base,
+        workflow=run.workflow_file,
+        run_id=run.id,
+        run_attempt=run.run_attempt,
+        diagnosis=diagnosis,
+        logs=seen.logs / "base",
+        max_tokens=settings.max_log_tokens,
+    )
+    if found is None:
+        return
+    base_url = report.run_link(settings.server_url, settings.repository, found.run.id)
+    named = code_span(base)
+    text = (
+        f"{named} fails the same way: its [run {found.run.id}]({base_url}) at `{found.run.head_sha[:12]}` "
+        "failed the same jobs and steps with the same tests and findings. The failure is inherited, not "
+        f"this branch's: ci-autofix proposes no fix here. Fix it on {named} (ci-autofix's run for that "
+        "branch's own failure does, when `branches` lets it in), then bring the fix into this branch; "
+        "or choose `inherited-failures: fix-here` to have ci-autofix fix it in this branch."
+    )
+    if failing.pull is not None:
+        _say_once(
+            gh,
+            settings,
+            runner,
+            failing.pull.number,
+            f"<!-- ci-autofix:failing-on-base {found.run.id} -->",
+            text,
+        )
+    raise Halt(
+        HaltReason.FAILING_ON_BASE,
+        text,
+        details={"base_branch": base, "base_run_url": base_url, "base_run_id": found.run.id},
+    )
+
+
+def _break_on_the_same_failure(
+    gh: GitHubAPI,
+    settings: Settings,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    line: Lineage,
+    failing: notice.Where,
+    diagnosis: Diagnosis,
+    seen: _Seen,
+) -> None:
+    """The circuit breaker: CI failed on the fix at the head with the very failure (same failed
+    steps, same signature) of the run that fix was made for. Trying the same again would spend for
+    nothing: stuck at once, both runs in the report."""
+    run, fix = event.run, line.applied[0]
+    before = gh.workflow_run(fix.run_id)  # the run GitHub's provenance names, not a record's claim
+    mine = signature(diagnosis)
+    if before.workflow_path != run.workflow_file or not mine or seen.logs is None:
+        return
+    if failed_steps(gh, run.id, run.run_attempt) != failed_steps(gh, before.id, before.run_attempt):
+        return
+    earlier_logs = seen.logs / f"run-{before.id}"
+    earlier_logs.mkdir(exist_ok=True)
+    try:
+        earlier, _ = triage_run(
+            gh, before.id, before.run_attempt, earlier_logs, max_tokens=settings.max_log_tokens
+        )
+    except Halt:  # its logs are gone: nothing to compare with, the loop goes on
+        return
+    if signature(earlier) != mine:
+        return
+    link = partial(report.run_link, settings.server_url, settings.repository)
+    note = (
+        f"CI failed on the applied fix {fix.sha[:12]} ([run {run.id}]({link(run.id)})) with the same failure "
+        f"as [run {before.id}]({link(before.id)}), the run that fix was made for: the same failed steps "
+        "and the same tests and findings. Trying the same again would spend for nothing."
+    )
+    _stuck(gh, settings, runner, event, line, failing, seen, breaker=note, diagnosis=diagnosis)
+
+
 def _stuck(
     gh: GitHubAPI,
     settings: Settings,
@@ -276,11 +463,20 @@ def _stuck(
     line: Lineage,
     failing: notice.Where,
     seen: _Seen,
+    *,
+    breaker: str = "",
+    diagnosis: Diagnosis | None = None,
 ) -> NoReturn:
-    """At the cap: the stuck report (with this failure's excerpt) for a human, then the halt."""
+    """At the cap (or the circuit breaker's `breaker` note): the stuck report (with this failure's
+    excerpt) for a human, then the halt."""
     run = event.run
-    runner.stage("attempts exhausted: reporting for a human")
-    diagnosis, _ = _triage(gh, event, settings, seen.logs)
+    runner.stage(
+        "the same failure again: reporting for a human"
+        if breaker
+        else "attempts exhausted: reporting for a human"
+    )
+    if diagnosis is None:
+        diagnosis, _ = _triage(gh, event, settings, seen.logs)
     seen.diagnosis = diagnosis
     body = stuck.render(
         line,
@@ -289,8 +485,28 @@ def _stuck(
         repository=settings.repository,
         excerpt=diagnosis.excerpt,
         max_attempts=settings.max_attempts,
+        max_lineage_cost_usd=settings.max_lineage_cost_usd,
+        breaker=breaker,
     )
     url = stuck.post(gh, failing, runner.redact(body), settings.trusted_author)
+    if breaker:
+        fix = line.applied[0]
+        raise Halt(
+            HaltReason.SAME_FAILURE_AGAIN,
+            f"CI fails on `{run.head_branch}` at the applied fix {fix.sha[:12]} with the same failure as run "
+            f"{fix.run_id}, the run that fix was made for; ci-autofix will not try the same again. The stuck "
+            f"report: {url}. Push a fix yourself (a commit of yours starts a new lineage).",
+            details={"stuck_report": url, "attempts": line.attempts, "runs": [fix.run_id, run.id]},
+        )
+    if line.attempts < settings.max_attempts:
+        raise Halt(
+            HaltReason.LINEAGE_BUDGET,
+            f"ci-autofix's attempts for `{run.head_branch}` on this lineage spent ${line.cost_usd:.4f} on the "
+            f"model and CI still fails; `max-lineage-cost-usd` is {settings.max_lineage_cost_usd}. The stuck "
+            f"report: {url}. Push a fix yourself (a commit of yours starts a new lineage), or raise "
+            "`max-lineage-cost-usd`.",
+            details={"stuck_report": url, "attempts": line.attempts, "lineage_cost_usd": line.cost_usd},
+        )
     raise Halt(
         HaltReason.ATTEMPTS_EXHAUSTED,
         f"ci-autofix made {line.attempts} attempt(s) for `{run.head_branch}` on this lineage and CI still "
@@ -362,6 +578,18 @@ def _say_once(gh: GitHubAPI, settings: Settings, runner: Runner, number: int, ma
     if notice.ours(gh.comments(number), marker, settings.trusted_author) is not None:
         return
     gh.comment(number, runner.redact(f"{marker}\n{text}"))
+
+
+def _sweep(gh: GitHubAPI, settings: Settings, runner: Runner, branch: str, *, keep: str) -> None:
+    """Delete the suggestion branches of `branch` left without an open PR: closed means gone."""
+    stray = strays(
+        gh, prefix=settings.branch_prefix, failing_branch=branch, trusted=settings.trusted_author, keep=keep
+    )
+    problems = sweep(gh, stray)
+    if len(stray) > len(problems):
+        runner.info(f"  deleted {len(stray) - len(problems)} suggestion branch(es) without an open PR")
+    for problem in problems:
+        runner.warning(problem)
 
 
 def _supersede(
@@ -528,6 +756,33 @@ def _triage(
     if logs is None:
         raise RuntimeError("the flow made no directory for the logs")
     return triage_run(gh, event.run.id, event.run.run_attempt, logs, max_tokens=settings.max_log_tokens)
+
+
+def _unless_flaky(
+    gh: GitHubAPI,
+    settings: Settings,
+    event: WorkflowRunEvent,
+    ladder: Callable[[LadderInput, Runner], Proposal],
+    job: LadderInput,
+    runner: Runner,
+) -> Proposal:
+    """The fix ladder; when the failure did not reproduce here and `rerun-flaky` is on, the failed
+    jobs are re-run once (on the run's first attempt: a re-run that fails again is no flake)."""
+    try:
+        return ladder(job, runner)
+    except Halt as halt:
+        if (
+            halt.reason is not HaltReason.NOT_REPRODUCED
+            or not settings.rerun_flaky
+            or event.run.run_attempt != 1
+        ):
+            raise
+        gh.rerun_failed_jobs(event.run.id)
+        raise Halt(
+            halt.reason,
+            f"{halt.message} `rerun-flaky` is on: the failed jobs were re-run once.",
+            details={**halt.details, "rerun": True},
+        ) from None
 
 
 def _halt_infra(gh: GitHubAPI, event: WorkflowRunEvent, settings: Settings, diagnosis: Diagnosis) -> None:

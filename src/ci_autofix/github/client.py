@@ -380,6 +380,12 @@ class GitHub:
             raise
         return str(data["object"]["sha"])
 
+    def branches(self, prefix: str) -> dict[str, str]:
+        """The branches whose names start with `prefix` (name → head sha)."""
+        with api(f"listing the branches {prefix}*", "contents: read"):
+            items = self._json("GET", f"/git/matching-refs/heads/{quote(prefix, safe='/')}")  # not paged
+        return {str(i["ref"]).removeprefix("refs/heads/"): str(i["object"]["sha"]) for i in items}
+
     def delete_branch(self, branch: str) -> None:
         """Delete a branch; one that is already gone is fine."""
         try:

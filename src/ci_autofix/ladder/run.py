@@ -23,7 +23,7 @@ from ci_autofix.agent.loop import Budget
 from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
 from ci_autofix.git import BOT, Git, GitError, Identity
-from ci_autofix.ladder.evidence import Verification
+from ci_autofix.ladder.evidence import Evidence, Verification
 from ci_autofix.ladder.tools import tool_dir, with_tools
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
 from ci_autofix.ladder.workarea import Workarea
@@ -123,9 +123,12 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     def started(command: str) -> None:  # the setup can take a while: each command as it starts
         runner.info(f"  running {command.splitlines()[-1]}")
 
-    for evidence in clean.reproduce(on_start=started) if commands or settings.test_command else []:
+    before = clean.reproduce(on_start=started) if commands or settings.test_command else []
+    for evidence in before:
         runner.info(f"  {evidence.command.splitlines()[-1]}: {evidence.describe()}")
     job.area.pristine()  # the fixers and the agent start from exactly the failing commit's tree
+    if job.threads is None:  # a review's findings need no failure to reproduce
+        _check_reproduced(before, commands, settings, runner)
 
     seen = _Seen()
     try:
@@ -136,6 +139,31 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         except (GitError, OSError):  # keeping is a courtesy: the halt and its reason come first
             raise halt from None
         raise kept from None
+
+
+def _check_reproduced(
+    before: list[Evidence], commands: list[str], settings: Settings, runner: Runner
+) -> None:
+    """Halt `not-reproduced` when every failing command ran here and passed: nothing here shows
+    the failure, so no fix could be verified. With `attempt-unreproduced` the ladder goes on (the
+    agent works from the log; its fix can only be an unverified draft)."""
+    ran = {e.command: e for e in before if e.command in commands}
+    if not commands or len(ran) < len(set(commands)) or not all(e.ok for e in ran.values()):
+        return
+    evidence = "; ".join(f"`{c.splitlines()[-1]}`: {e.describe()}" for c, e in ran.items())
+    if settings.attempt_unreproduced:
+        runner.info(
+            "  the failure did not reproduce here; `attempt-unreproduced` is on: a fix can only be a draft"
+        )
+        return
+    raise Halt(
+        HaltReason.NOT_REPRODUCED,
+        f"The failure did not reproduce here: every failing command passed on the failing commit ({evidence}). "
+        "It is flaky, or it depends on something only CI has (an environment variable, a service, the time). "
+        "Nothing was attempted and the model was not called. Re-run the failed jobs (or set `rerun-flaky: true`), "
+        "or set `attempt-unreproduced: true` to let the agent try from the log (the fix is then an unverified draft).",
+        details={"reproduction": [{"command": c, "result": e.describe()} for c, e in ran.items()]},
+    )
 
 
 @dataclass

@@ -13,12 +13,13 @@ other commits of the branch are stale: they no longer count, and the flow closes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ci_autofix.github import PullInfo
+from ci_autofix.github import PullInfo, RunInfo
 from ci_autofix.github.api import GitHubAPI
 from ci_autofix.refs import check_branch_name
-from ci_autofix.state import marker, provenance
+from ci_autofix.state import attempts, marker, provenance
+from ci_autofix.state.attempts import Attempt
 
 
 def side_branch(prefix: str, failing_branch: str, run_id: int) -> str:
@@ -54,6 +55,7 @@ class Suggested:
 
     pull: PullInfo
     record: marker.Suggestion | None
+    run: RunInfo | None = None  # the failed run its provenance status names (open ones for the head)
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,22 @@ class Lineage:
     open_for_head: list[Suggested]  # open suggestions made for the current head
     stale: list[Suggested]  # open suggestions made for another commit of the branch
     suggestions: list[Suggested]  # every suggestion PR for the branch, open or closed, newest first
+    # the attempts recorded on the lineage's commits for this workflow (`state.attempts`)
+    recorded: list[Attempt] = field(default_factory=list)
+
+    @property
+    def halted(self) -> list[Attempt]:
+        """The attempts that halted after they reached the model or made a change."""
+        return [a for a in self.recorded if a.halted]
 
     @property
     def attempts(self) -> int:
-        return len(self.applied) + len(self.open_for_head)
+        return len(self.applied) + len(self.open_for_head) + len(self.halted)
+
+    @property
+    def cost_usd(self) -> float:
+        """What the lineage's attempts spent on the model, halted or proposed."""
+        return sum(a.cost_usd for a in self.recorded)
 
     @property
     def fresh(self) -> bool:
@@ -111,11 +125,40 @@ def lineage(
         made_for = vouched.head_sha if vouched else suggestion.record.head_sha if suggestion.record else None
         if made_for != head_sha:
             stale.append(suggestion)
-        elif vouched is not None and gh.workflow_run(vouched.run_id).workflow_path == workflow:
-            open_for_head.append(suggestion)
+        elif vouched is not None and (run := gh.workflow_run(vouched.run_id)).workflow_path == workflow:
+            open_for_head.append(Suggested(suggestion.pull, suggestion.record, run))
     return Lineage(
-        head_sha=head_sha, applied=applied, open_for_head=open_for_head, stale=stale, suggestions=suggestions
+        head_sha=head_sha,
+        applied=applied,
+        open_for_head=open_for_head,
+        stale=stale,
+        suggestions=suggestions,
+        recorded=_recorded(gh, [head_sha, *(fix.base for fix in applied)], workflow, trusted),
     )
+
+
+def strays(gh: GitHubAPI, *, prefix: str, failing_branch: str, trusted: str, keep: str) -> list[str]:
+    """The suggestion branches of `failing_branch` that no open PR stands on (closed by a person,
+    superseded, applied, or left by a delivery that stopped before its PR), except `keep` (this
+    run's own, which a re-run adopts). Only a branch whose head GitHub shows ci-autofix made (its
+    provenance status by `trusted`) is a suggestion branch: anything else under the prefix is left."""
+    candidates = gh.branches(f"{prefix}{failing_branch}/")
+    if not candidates:
+        return []
+    open_heads = {pull.head_ref for pull in gh.list_pulls(base=failing_branch, state="open")}
+    return sorted(
+        branch
+        for branch, sha in candidates.items()
+        if branch not in open_heads and branch != keep and provenance.vouched_by(gh.statuses(sha), trusted)
+    )
+
+
+def _recorded(gh: GitHubAPI, shas: list[str], workflow: str, trusted: str) -> list[Attempt]:
+    """The attempts recorded on the lineage's commits (each was the branch's head once) for failures
+    of `workflow`, by the failed run GitHub names, not by anything the record says of itself."""
+    found = [a for sha in shas for a in attempts.recorded(sha, gh.statuses(sha), trusted)]
+    workflows = {run_id: gh.workflow_run(run_id).workflow_path for run_id in {a.run_id for a in found}}
+    return [a for a in found if workflows[a.run_id] == workflow]
 
 
 def _ours(gh: GitHubAPI, sha: str, trusted: str) -> Applied | None:
@@ -128,3 +171,23 @@ def _ours(gh: GitHubAPI, sha: str, trusted: str) -> Applied | None:
     if vouched is None or vouched.head_sha != commit.parents[0]:
         return None
     return Applied(sha, commit.parents[0], vouched.run_id)
+
+
+def failed_steps(gh: GitHubAPI, run_id: int, attempt: int) -> frozenset[tuple[str, str]]:
+    """The (job, step) names that failed in attempt `attempt` of run `run_id`, as GitHub reports them."""
+    return frozenset(
+        (job.name, step.name) for job in gh.failed_jobs(run_id, attempt) for step in job.failed_steps
+    )
+
+
+def same_failure(gh: GitHubAPI, line: Lineage, run_id: int, attempt: int) -> Suggested | None:
+    """The open suggestion for this head that answers the very failure run `run_id` reports: made
+    for another run of the same workflow on the same commit (`open_for_head` holds only those, by
+    their provenance), whose failed jobs and steps are the same. One failure on one commit gets
+    one suggestion: a workflow on `[push, pull_request]` fails twice for every red commit."""
+    twins = [(s, s.run) for s in line.open_for_head if s.run is not None and s.run.id != run_id]
+    failed = failed_steps(gh, run_id, attempt) if twins else frozenset()
+    for twin, run in twins:
+        if failed and failed_steps(gh, run.id, run.run_attempt) == failed:
+            return twin
+    return None
