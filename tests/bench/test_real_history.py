@@ -45,11 +45,11 @@ formatter = "black"
 """
 
 
-def test_the_committed_case_file_is_well_formed_and_varied() -> None:
+def test_the_committed_case_file_holds_forty_cases_from_eight_repositories() -> None:
     cases = rh.parse_cases(rh.CASES.read_text(encoding="utf-8"))
-    assert len(cases) >= 30
-    assert len({c.repo for c in cases}) >= 5
-    assert len({c.setup for c in cases}) >= 4
+    assert len(cases) >= 40
+    assert len({c.repo for c in cases}) >= 8
+    assert len({c.setup for c in cases}) >= 6
     assert {c.tool for c in cases} >= {"ruff", "black", "flake8"}
     assert any(not c.fixable for c in cases) and any(c.fixable for c in cases)
     for case in cases:
