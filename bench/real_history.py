@@ -284,14 +284,14 @@ def github_log(step: str, output: str, exit_code: int) -> str:
     return "".join(f"{_STAMP}{line}\n" for line in lines)
 
 
-_VERIFICATION = re.compile(r"^Verification: (?P<outcome>[\w-]+(?: run)?)", re.M)
+_VERIFICATION = re.compile(r"^Verification: (?P<outcome>[\w-]+(?: run)?)(?P<reason>.*)$", re.M)
 
 
 def outcome_of(stdout: str, stderr: str, code: int) -> tuple[bool, str]:
-    """(verified, the outcome in a few words) from what `ci-autofix fix` printed and its exit code."""
+    """(verified, the outcome with its reason) from what `ci-autofix fix` printed and its exit code."""
     match = _VERIFICATION.search(stdout)
     if code == 0 and match:
-        return match.group("outcome") == "verified", match.group("outcome")
+        return match.group("outcome") == "verified", (match.group("outcome") + match.group("reason")).strip()
     if code == 0:
         return False, "fixed, verification not printed"
     halt = [line.strip() for line in (stderr + stdout).splitlines() if line.strip()]

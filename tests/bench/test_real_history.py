@@ -158,8 +158,18 @@ def test_the_log_is_a_failed_github_step_that_triage_reads_back(tmp_path: Path) 
 
 
 def test_the_outcome_is_read_from_what_ci_autofix_printed() -> None:
-    assert rh.outcome_of("x\nVerification: verified (the step passes)\n", "", 0) == (True, "verified")
-    assert rh.outcome_of("Verification: unverified (setup failed)\n", "", 0) == (False, "unverified")
+    assert rh.outcome_of("x\nVerification: verified (the step passes)\n", "", 0) == (
+        True,
+        "verified (the step passes)",
+    )
+    assert rh.outcome_of("Verification: unverified (setup failed)\n", "", 0) == (
+        False,
+        "unverified (setup failed)",
+    )
+    assert rh.outcome_of("Verification: not run (no workflow step)\n", "", 0) == (
+        False,
+        "not run (no workflow step)",
+    )
     verified, words = rh.outcome_of("", "...\nhalted (agent-disabled): no fixer applies\n", 3)
     assert not verified and words == "exit 3: halted (agent-disabled): no fixer applies"
 
