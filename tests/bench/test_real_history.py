@@ -1,0 +1,181 @@
+"""The real-history benchmark's own logic, without the network: the committed case file parses and
+every case is well formed, a malformed case is refused with the case and field named, and the
+report's arithmetic (totals, the fixable subset, agreement counted among fixes) is right."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("real_history", ROOT / "bench" / "real_history.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["real_history"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+rh = _load()
+
+GOOD = """
+[[case]]
+id = "demo-1"
+repo = "owner/demo"
+failing = "1111111111111111111111111111111111111111"
+fixing = "2222222222222222222222222222222222222222"
+workflow = ".github/workflows/lint.yml"
+step = "black --version\\nblack --check ."
+command = "black --check ."
+setup = "pip"
+tool = "black"
+version = "24.1.0"
+version_source = "pin"
+version_where = "pyproject.toml: black==24.1.0"
+fixable = true
+formatter = "black"
+"""
+
+
+def test_the_committed_case_file_holds_forty_cases_from_eight_repositories() -> None:
+    cases = rh.parse_cases(rh.CASES.read_text(encoding="utf-8"))
+    assert len(cases) >= 40
+    assert len({c.repo for c in cases}) >= 8
+    assert len({c.setup for c in cases}) >= 6
+    assert {c.tool for c in cases} >= {"ruff", "black", "flake8"}
+    assert any(not c.fixable for c in cases) and any(c.fixable for c in cases)
+    for case in cases:
+        assert case.command.split()[0] == case.tool, case.id
+        assert case.failing != case.fixing
+
+
+def test_a_good_case_parses_and_names_its_packages() -> None:
+    (case,) = rh.parse_cases(GOOD)
+    assert case.packages == ("black==24.1.0",)
+    assert case.formatter_packages() == ("black==24.1.0",)
+    assert case.step.splitlines() == ["black --version", "black --check ."]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (("fixable = true", ""), "`fixable` is missing"),
+        (('version = "24.1.0"', 'version = "latest"'), "`version` 'latest' is not a release version"),
+        (('failing = "1111111111111111111111111111111111111111"', 'failing = "abc"'), "full 40-hex"),
+        (('tool = "black"', 'tool = "pylint"'), "`tool` 'pylint'"),
+        (('setup = "pip"', 'setup = "conda"'), "`setup` 'conda'"),
+        (('version_source = "pin"', 'version_source = "guess"'), "`version_source` 'guess'"),
+        (('command = "black --check ."', 'command = "make lint"'), "must start with the tool"),
+        (("fixable = true", "fixable = false"), "says why in `note`"),
+        (("fixable = true", 'fixable = "yes"'), "`fixable` must be a bool"),
+        (('formatter = "black"', 'colour = "red"'), "unknown field(s) colour"),
+    ],
+)
+def test_a_malformed_case_is_refused_with_its_case_and_field(change: tuple[str, str], words: str) -> None:
+    old, new = change
+    assert old in GOOD
+    with pytest.raises(rh.CaseError) as raised:
+        rh.parse_cases(GOOD.replace(old, new))
+    assert "case 1 (demo-1)" in str(raised.value) or "`fixable` is missing" in str(raised.value)
+    assert words in str(raised.value)
+
+
+def test_an_id_used_twice_and_an_empty_file_are_refused() -> None:
+    with pytest.raises(rh.CaseError, match="used twice"):
+        rh.parse_cases(GOOD + GOOD)
+    with pytest.raises(rh.CaseError, match="no \\[\\[case\\]\\] table"):
+        rh.parse_cases("")
+    with pytest.raises(rh.CaseError, match="not TOML"):
+        rh.parse_cases("[[case]\n")
+
+
+def _result(n: int, *, fixable: bool = True, **judged: object) -> object:
+    result = rh.Result(f"c{n}", "o/r", "black", "24.1.0", fixable)
+    for name, value in judged.items():
+        setattr(result, name, value)
+    return result
+
+
+def test_totals_count_each_judgement_and_the_fixable_subset() -> None:
+    results = [
+        _result(1, fixed=True, lint_green=True, matches=True, verified=True),  # agrees
+        _result(2, fixed=True, lint_green=True, verified=False, outside=["x.py"]),  # disagrees
+        _result(3, fixed=True, lint_green=False, verified=False),  # agrees: not green, not verified
+        _result(4, fixable=False, outcome="halted"),  # no fix: no verdict to agree with
+        _result(5, error="harness: no such commit"),
+    ]
+    got = rh.totals(results)
+    assert got["all"] == {
+        "cases": 5,
+        "errors": 1,
+        "fixed": 3,
+        "lint_green": 2,
+        "matches": 1,
+        "verified": 1,
+        "agrees": 2,
+        "touched_outside": 1,
+    }
+    assert got["fixable"]["cases"] == 4
+    assert got["fixable"]["agrees"] == 2
+    assert [r.agrees for r in results] == [True, False, True, None, None]
+    text = rh.table(results)
+    assert "| all | 5 | 3 (60%) | 2 (40%) | 1 (20%) | 1 (20%) | 2/3 (67%) | 1 |" in text
+    assert "| c4 | black 24.1.0 | no | no | no | no | no | - | 0 | halted |" in text
+    assert rh.percent(0, 0) == "n/a"
+
+
+def test_reported_files_are_the_files_of_the_checkout_the_output_names(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("")
+    (tmp_path / "b.py").write_text("")
+    output = (
+        f"would reformat {tmp_path}/pkg/a.py\n"
+        "./b.py:1:1: F401 'os' imported but unused\n"
+        "gone.py:3:1: E302\n"  # not in the checkout
+        "Oh no! 2 files would be reformatted.\n"
+    )
+    assert rh.reported_files(output, tmp_path) == ["b.py", "pkg/a.py"]
+
+
+def test_the_log_is_a_failed_github_step_that_triage_reads_back(tmp_path: Path) -> None:
+    log = rh.github_log("black --version\nblack --check .", "would reformat a.py\n", 1)
+    assert "##[group]Run black --version" in log
+    assert log.rstrip().endswith("##[error]Process completed with exit code 1.")
+    path = tmp_path / "failed.log"
+    path.write_text(log)
+    done = subprocess.run(
+        [sys.executable, "-m", "ci_autofix", "triage", str(path)], capture_output=True, text=True, check=False
+    )
+    assert "black --check ." in done.stdout + done.stderr
+
+
+def test_the_outcome_is_read_from_what_ci_autofix_printed() -> None:
+    assert rh.outcome_of("x\nVerification: verified (the step passes)\n", "", 0) == (
+        True,
+        "verified (the step passes)",
+    )
+    assert rh.outcome_of("Verification: unverified (setup failed)\n", "", 0) == (
+        False,
+        "unverified (setup failed)",
+    )
+    assert rh.outcome_of("Verification: not run (no workflow step)\n", "", 0) == (
+        False,
+        "not run (no workflow step)",
+    )
+    verified, words = rh.outcome_of("", "...\nhalted (agent-disabled): no fixer applies\n", 3)
+    assert not verified and words == "exit 3: halted (agent-disabled): no fixer applies"
+
+
+def test_the_fix_command_is_the_tools_write_mode() -> None:
+    assert rh.fix_command("ruff check src") == "ruff check --fix src"
+    assert rh.fix_command("black --check --diff src") == "black src"
+    assert rh.fix_command("isort --check-only --df src") == "isort src"
+    assert rh.fix_command("flake8 src") is None
