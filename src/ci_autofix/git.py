@@ -312,7 +312,12 @@ class Git:
                     env={**index_env, "GIT_LITERAL_PATHSPECS": "1"},
                     stdin="\0".join(changed).encode(),
                 )
-            present = [p for p in sorted(set(new_files)) if (root / p).is_file()]
+            submodules = self._gitlinks(base)
+            present = [
+                p
+                for p in sorted(set(new_files))
+                if (root / p).is_file() and not any(p == s or p.startswith(s + "/") for s in submodules)
+            ]
             if present:
                 self.run("add", "--", *present, env={**index_env, "GIT_LITERAL_PATHSPECS": "1"})
             return self.out("write-tree", env=index_env)
@@ -342,6 +347,11 @@ class Git:
         }
         result = self.run("commit-tree", tree, "-p", parent, "-F", "-", env=identity, stdin=message.encode())
         return result.output.strip()
+
+    def _gitlinks(self, rev: str) -> list[str]:
+        """The submodules' paths in `rev` (gitlinks): a file written below one is never part of a tree."""
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", rev).output
+        return [entry.split("\t", 1)[1] for entry in out.split("\0") if entry.startswith("160000 ")]
 
     def tree_of(self, sha: str) -> str:
         return self.out("rev-parse", f"{sha}^{{tree}}")

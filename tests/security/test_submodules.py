@@ -171,7 +171,8 @@ def test_without_a_planted_repository_the_submodule_entry_never_moves(tmp_path: 
     head = git_(source, "rev-parse", "HEAD")
     with workarea(source, head) as area:
         (area.work / "app.py").write_text("x = 2\n")
-        tree = area.git.snapshot_tree(head)
+        (area.work / "lib" / "planted.py").write_text("x = 3\n")  # written where the submodule is
+        tree = area.git.snapshot_tree(head, ["lib/planted.py"])
         assert area.git.out("rev-parse", f"{tree}:lib") == SUBMODULE_SHA
         assert area.git.status() == ["app.py"]
 
