@@ -3,17 +3,28 @@ of the work area's sandboxes (the working copy's and each clean copy's), as the 
 
 from __future__ import annotations
 
+import io
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from fakes.messages import FakeMessagesAPI, reply, tool_use
+from fakes.messages_fixtures import TEST_KEY, make_llm
+from sandbox_tools import sandbox_bin
 from testing.git import init_repo
 from testing.toolchain_mirror import MirrorServer, available, build
 
+from ci_autofix.ladder.run import LadderInput, Proposal, run_ladder
 from ci_autofix.ladder.runtimes import TOOLCHAINS, provision_for, with_runtimes
 from ci_autofix.ladder.workarea import workarea
+from ci_autofix.runner import Runner
+from ci_autofix.settings import Settings
 from ci_autofix.toolchains.sources import MIRROR_SETTING
+from ci_autofix.triage.model import Category, Diagnosis
 
 pytestmark = [
     pytest.mark.slow,
@@ -69,3 +80,115 @@ def test_nothing_declared_leaves_the_sandbox_as_it_was(tmp_path: Path) -> None:
         provisioned = provision_for(area, {"steps": [{"run": "make"}]}, mirror="http://127.0.0.1:9/")
         sandbox = area.sandbox(protected=(), timeout=60)
         assert provisioned.runtimes == () and with_runtimes(sandbox, provisioned) is sandbox
+
+
+# ---- through the ladder ---------------------------------------------------------------------------
+GOFMT_CHECK = 'test -z "$(gofmt -l .)"'  # passes when gofmt is missing: the ladder must not believe it
+GO_JOB = yaml.safe_load(
+    """
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-go@v5
+        with: {go-version-file: go.mod}
+      - run: test -z "$(gofmt -l .)"
+    """
+)
+GO_FILES = {
+    "go.mod": "module example.com/x\n\ngo 1.19\n",
+    "main.go": 'package main\n\nfunc main() {\n  println("hi")\n}\n',
+}
+
+
+@pytest.fixture
+def path_without_go() -> Iterator[str]:
+    """A PATH with what our git and the sandbox's bash need, and no Go: the only Go there can be is
+    the one the ladder provisions (this machine has Debian's in /usr/bin). In a directory the
+    sandbox's uid can enter (pytest's own temp dir is private to root)."""
+    bin_dir = Path(tempfile.mkdtemp(prefix="ci-autofix-test-bin-"))
+    try:
+        for name in ("bash", "git"):
+            found = shutil.which(name)
+            assert found is not None, name
+            (bin_dir / name).symlink_to(found)
+        bin_dir.chmod(0o755)
+        yield f"{sandbox_bin()}:{bin_dir}"
+    finally:
+        shutil.rmtree(bin_dir)
+
+
+def _go_fix_by_the_agent(tmp_path: Path, api: FakeMessagesAPI) -> Proposal:
+    """The ladder on a Go module failing `gofmt -l`, the agent (scripted) indenting main.go with a tab."""
+    head = init_repo(tmp_path / "repo", GO_FILES)
+    edit = {
+        "command": "str_replace",
+        "path": "main.go",
+        "old_str": '  println("hi")',
+        "new_str": '\tprintln("hi")',
+    }
+    done = {
+        "summary": "gofmt's indentation",
+        "root_cause": "main.go:4",
+        "confidence": "high",
+        "notes_left_as_is": [],
+    }
+    api.push(reply(tool_use("str_replace_based_edit_tool", edit)), reply(tool_use("finish", done)))
+    diagnosis = Diagnosis(
+        failures=[], log_commands=[GOFMT_CHECK], category=Category.TEST, excerpt="main.go", excerpt_tokens=1,
+        budget_tokens=1000,
+    )  # fmt: skip
+    settings = Settings(anthropic_api_key=TEST_KEY, fixers=[], command_timeout=120, require_verified=False)
+    with workarea(tmp_path / "repo", head) as area:
+        return run_ladder(
+            LadderInput(
+                area=area,
+                head_sha=head,
+                diagnosis=diagnosis,
+                settings=settings,
+                commit_message="Fix CI failure\n",
+                tools_dir=area.tools_dir,
+                llm_factory=lambda: make_llm(api),
+                commands=[GOFMT_CHECK],
+                workflow_job=GO_JOB,
+            ),
+            Runner(in_actions=False, stream=io.StringIO()),
+        )
+
+
+def test_the_ladder_verifies_a_go_fix_with_the_go_it_provisioned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages_api: FakeMessagesAPI, path_without_go: str
+) -> None:
+    """No Go on the PATH: the one from the mirror (go.mod's, named by setup-go) runs the judged
+    `gofmt -l` before and after the fix, and the evidence says where it came from."""
+    built = build()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)
+    with MirrorServer(built.tree).running() as mirror:
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _go_fix_by_the_agent(tmp_path, messages_api)
+    verification = proposal.verification
+    assert verification is not None and verification.outcome == "verified", verification.to_markdown()
+    (pair,) = verification.evidence
+    assert pair.before is not None and not pair.before.ok and pair.after.ok
+    assert (
+        f"| Go | {built.go} | `1.19` | `` go.mod go (named by `actions/setup-go@v5`) `` |"
+        in verification.toolchains
+    )
+    assert f"{mirror.url}go/go{built.go}.linux-amd64.tar.gz" in verification.to_markdown()
+
+
+def test_a_go_runtime_that_cannot_be_provisioned_leaves_the_fix_unverified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages_api: FakeMessagesAPI, path_without_go: str
+) -> None:
+    """The archive does not match the publisher's checksum: nothing is installed, the evidence says
+    why, and the step (which passes when gofmt is missing) is not taken as verified."""
+    built = build()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)
+    with MirrorServer(built.tree).running() as mirror:
+        mirror.override(f"go/go{built.go}.linux-amd64.tar.gz", b"not the archive the index names")
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _go_fix_by_the_agent(tmp_path, messages_api)
+    verification = proposal.verification
+    assert verification is not None and verification.outcome == "unverified"
+    assert "names `gofmt`, which is not installed in this environment" in verification.reason
+    assert "Go `1.19` was not provisioned" in verification.toolchains

@@ -90,6 +90,7 @@ class Verification:
     tests_dropped: list[str] = field(default_factory=list)  # Markdown: a command, and the tests it lost
     # the tools' versions, the fixers' and verification's alike: (package, version, where it was read)
     tools: list[tuple[str, str, str]] = field(default_factory=list)
+    toolchains: str = ""  # Markdown: the runtimes provisioned for the commands (`Provisioned.to_markdown`)
 
     @property
     def changes_tests(self) -> bool:
@@ -132,6 +133,8 @@ class Verification:
                     for package, version, source in self.tools
                 )
             )
+        if self.toolchains:
+            parts.append(self.toolchains.rstrip())
         shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]
         if self.setup is not None and not self.setup.ok:
             shown.insert(0, (self.setup.command, self.setup))
