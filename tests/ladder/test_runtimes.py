@@ -192,3 +192,84 @@ def test_a_go_runtime_that_cannot_be_provisioned_leaves_the_fix_unverified(
     assert verification is not None and verification.outcome == "unverified"
     assert "names `gofmt`, which is not installed in this environment" in verification.reason
     assert "Go `1.19` was not provisioned" in verification.toolchains
+
+
+# ---- the deterministic fixers, with the runtimes the ladder provisioned (no model) -----------------
+def _fixers_only(tmp_path: Path, files: dict[str, str], command: str, job: dict[str, object]) -> Proposal:
+    """The ladder with the fixers alone (`auto`, no API key) on a project whose `command` fails."""
+    head = init_repo(tmp_path / "repo", files)
+    diagnosis = Diagnosis(
+        failures=[], log_commands=[command], category=Category.FORMAT, excerpt="", excerpt_tokens=1,
+        budget_tokens=1000,
+    )  # fmt: skip
+    settings = Settings(anthropic_api_key=None, command_timeout=300, require_verified=True)
+    with workarea(tmp_path / "repo", head) as area:
+        return run_ladder(
+            LadderInput(
+                area=area,
+                head_sha=head,
+                diagnosis=diagnosis,
+                settings=settings,
+                commit_message="Fix CI failure\n",
+                tools_dir=area.tools_dir,
+                llm_factory=lambda: pytest.fail("the fixers alone settle a format failure"),
+                commands=[command],
+                workflow_job=job,
+            ),
+            Runner(in_actions=False, stream=io.StringIO()),
+        )
+
+
+def _settled_by(proposal: Proposal, fixer: str, changed: list[str]) -> None:
+    verification = proposal.verification
+    assert verification is not None and verification.outcome == "verified", (
+        verification and verification.to_markdown()
+    )
+    (pair,) = verification.evidence
+    assert pair.before is not None and not pair.before.ok and pair.after.ok
+    assert [(run.name, run.changed_files) for run in proposal.fixers] == [(fixer, changed)]
+    assert proposal.agent is None and proposal.changed_files == changed
+
+
+def test_a_go_module_failing_gofmt_gets_a_verified_gofmt_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_without_go: str
+) -> None:
+    built = build()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)
+    with MirrorServer(built.tree).running() as mirror:
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _fixers_only(tmp_path, GO_FILES, GOFMT_CHECK, GO_JOB)
+    _settled_by(proposal, "gofmt", ["main.go"])
+    assert proposal.fixers[0].argv == ["gofmt", "-w", "."]
+    assert '+\tprintln("hi")' in proposal.diff
+
+
+RUST_JOB = yaml.safe_load(
+    """
+    runs-on: ubuntu-latest
+    steps:
+      - uses: dtolnay/rust-toolchain@stable
+        with: {components: rustfmt}
+      - run: cargo fmt --all -- --check
+    """
+)
+
+
+def test_a_rust_crate_failing_cargo_fmt_check_gets_a_verified_cargo_fmt_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_without_go: str
+) -> None:
+    built = build()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)  # no cargo either: only the provisioned one
+    files = {
+        "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n',
+        "rust-toolchain.toml": f'[toolchain]\nchannel = "{built.rust}"\n',
+        "src/main.rs": 'fn main() {\n  println!( "hi" );\n}\n',
+    }
+    with MirrorServer(built.tree).running() as mirror:
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _fixers_only(tmp_path, files, "cargo fmt --all -- --check", RUST_JOB)
+    _settled_by(proposal, "cargo-fmt", ["src/main.rs"])
+    assert proposal.fixers[0].argv == ["cargo", "fmt", "--all"]
+    assert "| Rust | " in proposal.verification.toolchains  # type: ignore[union-attr]

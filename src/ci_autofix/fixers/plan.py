@@ -167,8 +167,9 @@ def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict
 
 def _show(invocation: Invocation) -> str:
     fixer = invocation.fixer
-    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" else ""
-    return " ".join(p for p in (fixer.package, sub, *invocation.args) if p)
+    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" or fixer.program == "cargo" else ""
+    tool = fixer.program.rsplit("/", 1)[-1] if fixer.program else fixer.package
+    return " ".join(p for p in (tool, sub, *invocation.args) if p)
 
 
 def _arguments(
