@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,12 +102,12 @@ GO_FILES = {
 
 @pytest.fixture
 def path_without_go() -> Iterator[str]:
-    """A PATH with what our git and the sandbox's bash need, and no Go: the only Go there can be is
-    the one the ladder provisions (this machine has Debian's in /usr/bin). In a directory the
+    """A PATH with what our git, the sandbox's bash and npm's `sh` need, and no Go, Node or Rust: the
+    only ones there can be are those the ladder provisions (this machine has Debian's Go in /usr/bin). In a directory the
     sandbox's uid can enter (pytest's own temp dir is private to root)."""
     bin_dir = Path(tempfile.mkdtemp(prefix="ci-autofix-test-bin-"))
     try:
-        for name in ("bash", "git"):
+        for name in ("bash", "sh", "git"):
             found = shutil.which(name)
             assert found is not None, name
             (bin_dir / name).symlink_to(found)
@@ -273,3 +274,52 @@ def test_a_rust_crate_failing_cargo_fmt_check_gets_a_verified_cargo_fmt_fix(
     _settled_by(proposal, "cargo-fmt", ["src/main.rs"])
     assert proposal.fixers[0].argv == ["cargo", "fmt", "--all"]
     assert "| Rust | " in proposal.verification.toolchains  # type: ignore[union-attr]
+
+
+NODE_JOB = yaml.safe_load(
+    """
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-node@v4
+        with: {node-version: 20}
+      - run: npm ci
+      - run: npx prettier --check src
+    """
+)
+PRETTIER = "3.3.3"
+
+
+@pytest.fixture(scope="module")
+def prettier_lockfile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """package.json and the package-lock.json npm writes for prettier (from the npm registry)."""
+    project = tmp_path_factory.mktemp("lock")
+    (project / "package.json").write_text('{"name": "demo", "private": true, "devDependencies": {}}\n')
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed")
+    locked = subprocess.run(
+        [npm, "install", "--package-lock-only", "--save-exact", "--save-dev", f"prettier@{PRETTIER}", "--no-audit", "--no-fund"],
+        cwd=project, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if locked.returncode != 0:
+        pytest.skip(f"the npm registry cannot be reached: {locked.stderr[-300:]}")
+    return {name: (project / name).read_text() for name in ("package.json", "package-lock.json")}
+
+
+def test_a_node_project_failing_prettier_check_gets_a_verified_prettier_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_without_go: str, prettier_lockfile: dict[str, str]
+) -> None:
+    """`npm ci` installs the lockfile's prettier (as the sandbox's uid, with the provisioned Node) in the
+    working copy and in each clean copy; the fixer runs that prettier, never a global one."""
+    built = build()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)  # no node either: only the provisioned one
+    files = {**prettier_lockfile, ".gitignore": "node_modules/\n", "src/a.js": "const x  =  {a:1}\n"}
+    with MirrorServer(built.tree).running() as mirror:
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _fixers_only(tmp_path, files, "npx prettier --check src", NODE_JOB)
+    _settled_by(proposal, "prettier", ["src/a.js"])
+    assert proposal.fixers[0].argv == ["./node_modules/.bin/prettier", "--write", "src"]
+    assert proposal.fixers[0].version is None
+    assert "+const x = { a: 1 };" in proposal.diff
+    assert f"| Node.js | {built.node} | `20` |" in proposal.verification.toolchains  # type: ignore[union-attr]
