@@ -50,6 +50,8 @@ BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/a
 ROUTING = ("tests/security/test_review_routing.py",)
 REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_fixer_versions.py")
 REPRO_STEPS = ("tests/fixers/test_fixer_plan.py", "tests/workflow/test_definition.py")
+WIRE = ("tests/ladder/test_runtimes.py",)
+WIRE_FIXERS = ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1222,6 +1224,69 @@ MUTATIONS = [
         "        if telling is not None:  # what decided it",
         "        if False:  # what decided it",
         ("tests/ladder/test_evidence.py",),
+    ),
+    Mutation(
+        "wire-runtimes-not-on-the-fixers-path",
+        "ladder/run.py",
+        "sandbox = with_tools(with_runtimes(sandbox, provisioned), tool_path)",
+        "sandbox = with_tools(sandbox, tool_path)",
+        WIRE,
+    ),
+    Mutation(
+        "wire-clean-copy-without-runtimes",
+        "ladder/verify.py",
+        "self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), self.provisioned",
+        "self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), Provisioned()",
+        WIRE,
+    ),
+    Mutation(
+        "wire-no-dependency-install",
+        "ladder/runtimes.py",
+        "if provisioned.get(i.runtime)]",
+        "if not provisioned.get(i.runtime)]",
+        WIRE,
+    ),
+    Mutation(
+        "wire-failed-provisioning-verified",
+        "ladder/verify.py",
+        'if result.outcome == "verified" and self.provisioned.failures:',
+        "if False:",
+        WIRE,
+    ),
+    Mutation(
+        "wire-absent-program-ignored",
+        "ladder/verify.py",
+        "elif absent_here := (absent or {}).get(pair.command):",
+        "elif absent_here := None:",
+        WIRE,
+    ),
+    Mutation(
+        "wire-failed-job-not-kept",
+        "workflow/definition.py",
+        "found.job, found.matrix = job, matrix",
+        "pass",
+        ("tests/workflow/test_definition.py",),
+    ),
+    Mutation(
+        "wire-global-node-tool",
+        "fixers/run.py",
+        'return f"./{fixer.program}" if os.path.lexists(sandbox.root / fixer.program) else None',
+        'return fixer.program.rsplit("/", 1)[-1]',
+        WIRE_FIXERS,
+    ),
+    Mutation(
+        "wire-gofmt-never-checking",
+        "fixers/catalog.py",
+        'check_flags=frozenset({"-l", "-d"}),',
+        "check_flags=frozenset(),",
+        WIRE_FIXERS,
+    ),
+    Mutation(
+        "wire-unconfigured-ecosystem-planned",
+        "fixers/config.py",
+        "            if _read(root, name) is not None:\n                config.note(package, name)",
+        "            config.note(package, name)",
+        WIRE_FIXERS,
     ),
 ]
 

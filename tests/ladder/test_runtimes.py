@@ -15,7 +15,7 @@ import pytest
 import yaml
 from fakes.messages import FakeMessagesAPI, reply, tool_use
 from fakes.messages_fixtures import TEST_KEY, make_llm
-from sandbox_tools import sandbox_bin
+from sandbox_tools import sandbox_bin, sandbox_path
 from testing.git import init_repo
 from testing.toolchain_mirror import MirrorServer, available, build
 
@@ -193,6 +193,25 @@ def test_a_go_runtime_that_cannot_be_provisioned_leaves_the_fix_unverified(
     assert verification is not None and verification.outcome == "unverified"
     assert "names `gofmt`, which is not installed in this environment" in verification.reason
     assert "Go `1.19` was not provisioned" in verification.toolchains
+
+
+def test_a_runtime_that_cannot_be_provisioned_is_not_replaced_by_the_machines_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages_api: FakeMessagesAPI
+) -> None:
+    """This machine has Debian's Go in /usr/bin, and gofmt from it passes after the fix; but the Go the
+    job declares could not be had, so the commands did not run as CI runs them: not verified."""
+    built = build()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", sandbox_path())  # with /usr/bin, so with gofmt
+    with MirrorServer(built.tree).running() as mirror:
+        mirror.override(f"go/go{built.go}.linux-amd64.tar.gz", b"not the archive the index names")
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _go_fix_by_the_agent(tmp_path, messages_api)
+    verification = proposal.verification
+    assert verification is not None and verification.outcome == "unverified"
+    (pair,) = verification.evidence
+    assert pair.before is not None and not pair.before.ok and pair.after.ok  # the machine's gofmt ran
+    assert "The job's runtime go `1.19` could not be provisioned here" in verification.reason
 
 
 # ---- the deterministic fixers, with the runtimes the ladder provisioned (no model) -----------------

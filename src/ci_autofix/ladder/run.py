@@ -109,9 +109,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         timeout=settings.command_timeout,
         ci=ci,
     )
-    sandbox = with_tools(
-        with_runtimes(sandbox, provisioned), tool_path
-    )  # the agent runs the failing commands too
+    # the agent runs the failing commands too
+    sandbox = with_tools(with_runtimes(sandbox, provisioned), tool_path)
     clean = CleanRuns(
         job.area,
         commands,
