@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -107,6 +108,29 @@ def test_a_missing_toolchain_is_unverified(project: Path, command: str) -> None:
     assert result.outcome == "unverified"
     assert "not installed in this environment" in result.reason
     assert ("`ci-autofix-absent-toolchain` is" in result.reason) is command.startswith("ci-autofix-absent")
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt is not installed")
+def test_a_step_that_passes_without_the_tool_it_names_is_verified_only_with_that_tool(
+    tmp_path: Path, project: Path
+) -> None:
+    """`test -z "$(gofmt -l .)"` passes when gofmt is missing (the substitution is empty): a pass
+    proves nothing then. With gofmt on the PATH the same run is verified."""
+    command = 'test -z "$(gofmt -l .)"'
+    (project / "main.go").write_text("package main\n\nfunc main() {}\n")
+    before = [Evidence(command, 1, False, "main.go")]  # as it failed in CI, before the fix
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    without = Sandbox(project, timeout=60, extra_env={"PATH": str(bare)})
+    result = verify(without, [command], before=before, timeout=60)
+    assert result.evidence[0].after.ok  # the step itself passed...
+    assert result.outcome == "unverified"  # ...and is not believed
+    assert "names `gofmt`, which is not installed in this environment" in result.reason
+    with_gofmt = Sandbox(
+        project, timeout=60, extra_env={"PATH": f"{bare}:{Path(shutil.which('gofmt') or '').parent}"}
+    )
+    assert verify(with_gofmt, [command], before=before, timeout=60).outcome == "verified"
 
 
 def test_a_hanging_command_times_out_and_its_process_group_is_gone(project: Path) -> None:

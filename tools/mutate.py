@@ -1258,7 +1258,7 @@ MUTATIONS = [
         "ladder/verify.py",
         "elif absent_here := (absent or {}).get(pair.command):",
         "elif absent_here := None:",
-        WIRE,
+        ("tests/test_verify.py", *WIRE),
     ),
     Mutation(
         "wire-failed-job-not-kept",
