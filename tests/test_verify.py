@@ -15,7 +15,7 @@ from ci_autofix.fixers import plan_fixers
 from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.ladder.tools import tool_dir, wanted_tools
-from ci_autofix.ladder.verify import reproduce, verify
+from ci_autofix.ladder.verify import absent_programs, reproduce, verify
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage import diagnose
 from ci_autofix.workflow.versions import Requirement
@@ -131,6 +131,24 @@ def test_a_step_that_passes_without_the_tool_it_names_is_verified_only_with_that
         project, timeout=60, extra_env={"PATH": f"{bare}:{Path(shutil.which('gofmt') or '').parent}"}
     )
     assert verify(with_gofmt, [command], before=before, timeout=60).outcome == "verified"
+
+
+@pytest.mark.parametrize(
+    ("command", "absent"),
+    [
+        ('test -z "$(gofmt -l .)"', ["gofmt"]),
+        ("gofmt -l . | tee out && cargo fmt --check", ["gofmt", "tee", "cargo"]),
+        ("FOO=1 npm ci; if [ -n x ]; then prettier --check .; fi", ["npm", "prettier"]),
+        ('echo "Done; see (logs)" && bash -c true', []),  # quoted text names no program
+        ("echo 'a; b' # gofmt in a comment", []),
+        ('cd -- pkg\nexport A="x y"\nbash run.sh', []),
+    ],
+)
+def test_the_programs_a_step_names_and_which_are_absent(
+    tmp_path: Path, command: str, absent: list[str]
+) -> None:
+    (tmp_path / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    assert absent_programs(command, str(tmp_path)) == absent
 
 
 def test_a_hanging_command_times_out_and_its_process_group_is_gone(project: Path) -> None:

@@ -388,6 +388,7 @@ _COMMAND_START = re.compile(
     r"(?:^|\$\(|`|\|\|?|&&|;|\n|\()\s*(?:(?:if|then|else|elif|do|while|until|!|\{|time|exec|env)\s+)*"
     r"(?:[A-Za-z_]\w*=\S*\s+)*(?P<name>[A-Za-z0-9_][\w.+-]*)(?=\s|$|\)|;|\||&|`)"
 )
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)")
 _SHELL_WORDS = frozenset(
     [
         "if",
@@ -451,6 +452,10 @@ def absent_programs(command: str, path: str) -> list[str]:
     too) that are not on `path`: a step such as `test -z "$(gofmt -l .)"` passes when gofmt is
     missing, so passing proves nothing then."""
     script = re.sub(r"(?m)(^|\s)#.*$", "", command)
+    script = re.sub(r"'[^']*'", "''", script)  # quoted text names no program, but `"$(...)"` does
+    script = re.sub(
+        r'"([^"]*)"', lambda m: " ".join(f"$({c})" for c in _SUBSTITUTION.findall(m[1])) or '""', script
+    )
     names = dict.fromkeys(m["name"] for m in _COMMAND_START.finditer(script))
     return [n for n in names if n not in _SHELL_WORDS and shutil.which(n, path=path) is None]
 
