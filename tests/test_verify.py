@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from ci_autofix.fixers import plan_fixers
 from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.ladder.tools import tool_dir, wanted_tools
-from ci_autofix.ladder.verify import reproduce, verify
+from ci_autofix.ladder.verify import absent_programs, reproduce, verify
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage import diagnose
 from ci_autofix.workflow.versions import Requirement
@@ -107,6 +108,47 @@ def test_a_missing_toolchain_is_unverified(project: Path, command: str) -> None:
     assert result.outcome == "unverified"
     assert "not installed in this environment" in result.reason
     assert ("`ci-autofix-absent-toolchain` is" in result.reason) is command.startswith("ci-autofix-absent")
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt is not installed")
+def test_a_step_that_passes_without_the_tool_it_names_is_verified_only_with_that_tool(
+    tmp_path: Path, project: Path
+) -> None:
+    """`test -z "$(gofmt -l .)"` passes when gofmt is missing (the substitution is empty): a pass
+    proves nothing then. With gofmt on the PATH the same run is verified."""
+    command = 'test -z "$(gofmt -l .)"'
+    (project / "main.go").write_text("package main\n\nfunc main() {}\n")
+    before = [Evidence(command, 1, False, "main.go")]  # as it failed in CI, before the fix
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    without = Sandbox(project, timeout=60, extra_env={"PATH": str(bare)})
+    result = verify(without, [command], before=before, timeout=60)
+    assert result.evidence[0].after.ok  # the step itself passed...
+    assert result.outcome == "unverified"  # ...and is not believed
+    assert "names `gofmt`, which is not installed in this environment" in result.reason
+    with_gofmt = Sandbox(
+        project, timeout=60, extra_env={"PATH": f"{bare}:{Path(shutil.which('gofmt') or '').parent}"}
+    )
+    assert verify(with_gofmt, [command], before=before, timeout=60).outcome == "verified"
+
+
+@pytest.mark.parametrize(
+    ("command", "absent"),
+    [
+        ('test -z "$(gofmt -l .)"', ["gofmt"]),
+        ("gofmt -l . | tee out && cargo fmt --check", ["gofmt", "tee", "cargo"]),
+        ("FOO=1 npm ci; if [ -n x ]; then prettier --check .; fi", ["npm", "prettier"]),
+        ('echo "Done; see (logs)" && bash -c true', []),  # quoted text names no program
+        ("echo 'a; b' # gofmt in a comment", []),
+        ('cd -- pkg\nexport A="x y"\nbash run.sh', []),
+    ],
+)
+def test_the_programs_a_step_names_and_which_are_absent(
+    tmp_path: Path, command: str, absent: list[str]
+) -> None:
+    (tmp_path / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    assert absent_programs(command, str(tmp_path)) == absent
 
 
 def test_a_hanging_command_times_out_and_its_process_group_is_gone(project: Path) -> None:

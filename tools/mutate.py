@@ -58,6 +58,8 @@ LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
 LOOP_BREAKER = ("tests/loop/test_breaker.py",)
 LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
 LOOP_INHERITED = ("tests/loop/test_inherited.py",)
+WIRE = ("tests/ladder/test_runtimes.py",)
+WIRE_FIXERS = ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
@@ -1335,6 +1337,69 @@ MUTATIONS = [
         "return OnBase(base, latest) if signature(theirs) == mine else None",
         "return OnBase(base, latest)",
         LOOP_INHERITED,
+    ),
+    Mutation(
+        "wire-runtimes-not-on-the-fixers-path",
+        "ladder/run.py",
+        "sandbox = with_tools(with_runtimes(sandbox, provisioned), tool_path)",
+        "sandbox = with_tools(sandbox, tool_path)",
+        WIRE,
+    ),
+    Mutation(
+        "wire-clean-copy-without-runtimes",
+        "ladder/verify.py",
+        "self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), self.provisioned",
+        "self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), Provisioned()",
+        WIRE,
+    ),
+    Mutation(
+        "wire-no-dependency-install",
+        "ladder/runtimes.py",
+        "if provisioned.get(i.runtime)]",
+        "if not provisioned.get(i.runtime)]",
+        WIRE,
+    ),
+    Mutation(
+        "wire-failed-provisioning-verified",
+        "ladder/verify.py",
+        'if result.outcome == "verified" and self.provisioned.failures:',
+        "if False:",
+        WIRE,
+    ),
+    Mutation(
+        "wire-absent-program-ignored",
+        "ladder/verify.py",
+        "elif absent_here := (absent or {}).get(pair.command):",
+        "elif absent_here := None:",
+        ("tests/test_verify.py", *WIRE),
+    ),
+    Mutation(
+        "wire-failed-job-not-kept",
+        "workflow/definition.py",
+        "found.job, found.matrix = job, matrix",
+        "pass",
+        ("tests/workflow/test_definition.py",),
+    ),
+    Mutation(
+        "wire-global-node-tool",
+        "fixers/run.py",
+        'return f"./{fixer.program}" if os.path.lexists(sandbox.root / fixer.program) else None',
+        'return fixer.program.rsplit("/", 1)[-1]',
+        WIRE_FIXERS,
+    ),
+    Mutation(
+        "wire-gofmt-never-checking",
+        "fixers/catalog.py",
+        'check_flags=frozenset({"-l", "-d"}),',
+        "check_flags=frozenset(),",
+        WIRE_FIXERS,
+    ),
+    Mutation(
+        "wire-unconfigured-ecosystem-planned",
+        "fixers/config.py",
+        "            if _read(root, name) is not None:\n                config.note(package, name)",
+        "            config.note(package, name)",
+        WIRE_FIXERS,
     ),
 ]
 

@@ -155,7 +155,7 @@ def test_requested_names_run_in_the_fixed_order() -> None:
     assert parse_requested([" Black "]) == ["black"]
 
 
-@pytest.mark.parametrize("requested", [["prettier"], ["none", "black"], ["auto", "black"]])
+@pytest.mark.parametrize("requested", [["biome"], ["none", "black"], ["auto", "black"]])
 def test_unknown_fixer_names_the_input_and_the_accepted_values(requested: list[str]) -> None:
     with pytest.raises(UserError) as caught:
         parse_requested(requested)
@@ -263,3 +263,50 @@ def test_a_target_that_is_not_there_plans_from_the_log_alone(project: Project) -
     diagnosis = project.diagnose("black --check src")
     [spec] = plan_fixers(project.root, diagnosis, ["auto"], ["make lint"])
     assert (spec.name, spec.scope) == ("black", (".",))  # the whole repository: nothing narrower is known
+
+
+# ---- Go, Rust and Node: the same rules (the step ran the tool in check mode; the repository configures it)
+def _generic(command: str) -> Diagnosis:
+    return Diagnosis([], [command], Category.UNKNOWN, "", 0, 6000)
+
+
+@pytest.mark.parametrize(
+    ("files", "command", "planned"),
+    [
+        ({"go.mod": "module x\n"}, 'test -z "$(gofmt -l .)"', ("gofmt", (".",), (".",))),
+        ({"go.mod": "module x\n"}, "gofmt -s -d pkg", ("gofmt", ("-s", "pkg"), ("pkg",))),
+        ({"Cargo.toml": "[package]\n"}, "cargo fmt --all -- --check", ("cargo-fmt", ("--all",), (".",))),
+        (
+            {"package.json": '{"devDependencies": {"prettier": "3.3.3"}}'},
+            "npx prettier --check src",
+            ("prettier", ("src",), ("src",)),
+        ),
+        (
+            {"eslint.config.js": "export default [];\n"},
+            "npm exec -- eslint --max-warnings 0 .",
+            ("eslint", (".",), (".",)),
+        ),
+    ],
+)
+def test_go_rust_and_node_checks_plan_their_fixers(
+    project: Project, files: dict[str, str], command: str, planned: tuple[object, ...]
+) -> None:
+    for rel, text in {**files, "pkg/a.go": "", "src/a.js": ""}.items():
+        project.write(rel, text)
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args, spec.scope) == planned
+    assert (spec.requirement, spec.pin_source) == (
+        None,
+        None,
+    )  # the runtime's or the lockfile's, never PyPI's
+    assert "the repository configures" in spec.reason
+
+
+@pytest.mark.parametrize(
+    "command", ['test -z "$(gofmt -l .)"', "cargo fmt --check", "npx prettier --check .", "eslint ."]
+)
+def test_a_tool_the_repository_does_not_configure_is_not_planned(project: Project, command: str) -> None:
+    project.write("README.md", "hi\n")
+    assert plan_fixers(project.root, _generic(command), ["auto"], [command]) == []
+    # a formatter that only ran (not in check mode) is not a failing check either
+    assert plan_fixers(project.root, _generic("gofmt -w ."), ["auto"], ["gofmt -w ."]) == []

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -222,3 +224,70 @@ def test_tools_dir_inside_the_repository_is_refused(project: Project) -> None:
     project.commit()
     with pytest.raises(ValueError, match="inside the repository"):
         run_fixers(Sandbox(project.root), [], tools_dir=project.root / ".tools", timeout=60)
+
+
+# ---- Go and Rust: the toolchain's own formatter, from the PATH (in the ladder: the runtime it provisioned)
+GO_MESSY = 'package main\n\nimport "fmt"\n\nfunc main() {\n  fmt.Println( "hi" )\n}\n'
+GO_TIDY = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n'
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt is not installed")
+def test_gofmt_writes_what_gofmt_l_reported_in_the_commands_paths(project: Project, tmp_path: Path) -> None:
+    project.write("go.mod", "module example.com/x\n\ngo 1.19\n")
+    project.write("cmd/main.go", GO_MESSY)
+    project.write("other/main.go", GO_MESSY)  # not in the failing command's paths: left as it is
+    project.commit()
+    command = 'test -z "$(gofmt -l cmd)"'
+    plan = plan_fixers(
+        project.root, Diagnosis([], [command], Category.UNKNOWN, "", 0, 6000), ["auto"], [command]
+    )
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert (run.argv, run.changed_files, run.skipped_reason) == (
+        ["gofmt", "-w", "cmd"],
+        ["cmd/main.go"],
+        None,
+    )
+    assert project.read("cmd/main.go") == GO_TIDY and project.read("other/main.go") == GO_MESSY
+
+
+RUST_BIN = Path.home() / ".rustup" / "toolchains" / "stable-x86_64-unknown-linux-gnu" / "bin"
+
+
+@pytest.mark.skipif(not (RUST_BIN / "cargo").is_file(), reason="no stable Rust toolchain installed by rustup")
+def test_cargo_fmt_formats_the_crate_cargo_fmt_check_failed_on(project: Project, tmp_path: Path) -> None:
+    project.write("Cargo.toml", '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n')
+    project.write("src/main.rs", 'fn main() {\n  println!( "hi" );\n}\n')
+    project.commit()
+    command = "cargo fmt --all -- --check"
+    plan = plan_fixers(
+        project.root, Diagnosis([], [command], Category.UNKNOWN, "", 0, 6000), ["auto"], [command]
+    )
+    # the toolchain's own bin first, as the ladder puts a provisioned one (rustup's proxies need ~/.rustup)
+    sandbox = Sandbox(project.root, extra_env={"PATH": f"{RUST_BIN}:{os.environ['PATH']}"})
+    [run] = run_fixers(sandbox, plan, tools_dir=tmp_path / "tools", timeout=120)
+    assert run.exit_code == 0, run.output_tail
+    assert (run.argv, run.changed_files, run.skipped_reason) == (
+        ["cargo", "fmt", "--all"],
+        ["src/main.rs"],
+        None,
+    )
+    assert project.read("src/main.rs") == 'fn main() {\n    println!("hi");\n}\n'
+    assert sandbox.run(["cargo", "fmt", "--check"]).ok
+
+
+def test_a_missing_runtime_or_node_modules_skips_the_fixer_with_the_reason(
+    project: Project, tmp_path: Path
+) -> None:
+    """prettier comes from the repository's node_modules only (never a global one); gofmt from the PATH."""
+    project.write("package.json", '{"devDependencies": {"prettier": "3.3.3"}}')
+    project.write("a.js", "x  = 1\n")
+    project.commit()
+    plan = [_spec("prettier", "prettier", (".",), (".",)), _spec("gofmt", "gofmt", (".",), (".",))]
+    sandbox = Sandbox(project.root, extra_env={"PATH": str(tmp_path)})  # no gofmt there
+    prettier, gofmt = run_fixers(sandbox, plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert (
+        prettier.skipped_reason is not None
+        and "`node_modules/.bin/prettier` is not in the checkout" in prettier.skipped_reason
+    )
+    assert gofmt.skipped_reason is not None and "`gofmt` is not installed here" in gofmt.skipped_reason
+    assert project.git("status", "--porcelain") == ""

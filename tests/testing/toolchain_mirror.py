@@ -42,7 +42,7 @@ NODE_MODULES = Path("/usr/lib/node_modules")
 GOROOT = Path("/usr/lib/go-1.19")
 RUST = Path.home() / ".rustup" / "toolchains" / "stable-x86_64-unknown-linux-gnu"
 RUST_TARGET = "x86_64-unknown-linux-gnu"
-_BUILDER = "6"  # bump when the layout below changes
+_BUILDER = "7"  # bump when the layout below changes
 
 
 @dataclass(frozen=True)
@@ -211,9 +211,10 @@ def _go(out: Path) -> str:
 
 
 # The components we serve, and the files of each we pack (the toolchain's own manifests list them all;
-# rustc's libraries (340 MB) and most of rust-std are left out to keep the archives small).
+# most of rust-std is left out to keep the archives small; rustc's shared libraries (350 MB) are in, as
+# `rustc -vV` (which cargo runs first) and rustfmt load them).
 _RUST_COMPONENTS = {
-    "rustc": ("rustc", lambda rel: rel == "bin/rustc"),
+    "rustc": ("rustc", lambda rel: rel == "bin/rustc" or (rel.startswith("lib/lib") and ".so" in rel)),
     "cargo": ("cargo", lambda rel: True),
     "rust-std": (f"rust-std-{RUST_TARGET}", lambda rel: rel.endswith(".rmeta") and "/libcore-" in rel),
     "rustfmt-preview": ("rustfmt-preview", lambda rel: True),

@@ -111,6 +111,17 @@ def test_a_matrix_job_gets_its_values_from_the_displayed_name(repo: tuple[Git, s
     assert "export PY=3.13" in included.commands[0].command.splitlines()
 
 
+def test_the_failed_jobs_mapping_and_matrix_are_kept_for_its_runtimes(repo: tuple[Git, str]) -> None:
+    """The ladder provisions what the failed job's setup steps declare, with that combination's values."""
+    git_, sha = repo
+    found = failed_step_commands(git_, sha, CI, [FailedStep("tests (3.12, ubuntu-latest)", "Run the tests")])
+    assert found.job["env"] == {"FROM_JOB": "job"} and found.job["steps"][0] == {
+        "uses": "actions/checkout@v4"
+    }
+    assert found.matrix == {"python": "3.12", "os": "ubuntu-latest"}
+    assert failed_step_commands(git_, sha, CI, []).job == {}
+
+
 def test_the_command_runs_in_its_directory_with_its_variables(repo: tuple[Git, str], tmp_path: Path) -> None:
     git_, sha = repo
     found = failed_step_commands(git_, sha, CI, [FailedStep("tests (3.11, ubuntu-latest)", "Run the tests")])

@@ -52,6 +52,12 @@ class Fixer:
     failure_tools: frozenset[str]  # `Failure.tool` values (with `failure_kinds`) that this fixer answers
     failure_kinds: frozenset[str]
     version_args: tuple[str, ...] = ("--version",)
+    # Not from PyPI: the program run, from the sandbox's PATH (a runtime the ladder provisioned:
+    # `gofmt`, `cargo`) or, with a `/`, from the checkout (the repository's own `node_modules`,
+    # installed by `npm ci`; never a global one). "": `package`, installed by us from PyPI.
+    program: str = ""
+    takes_paths: bool = True  # the paths of the failing command are passed on (not `cargo fmt`)
+    always_checks: bool = False  # every run reports (`ruff check`, `eslint`): no check flag needed
 
 
 RUFF_CHECK = Fixer(
@@ -82,6 +88,7 @@ RUFF_CHECK = Fixer(
     hook_ids=frozenset({"ruff", "ruff-check"}),
     failure_tools=frozenset({"ruff", "ruff-check"}),
     failure_kinds=frozenset({"lint"}),
+    always_checks=True,
 )
 RUFF_FORMAT = Fixer(
     name="ruff-format",
@@ -212,8 +219,110 @@ ISORT = Fixer(
     version_args=("--version-number",),
 )
 
+GOFMT = Fixer(
+    name="gofmt",
+    package="gofmt",
+    command=("-w",),
+    check_flags=frozenset({"-l", "-d"}),
+    drop_flags=frozenset({"-l", "-d", "-e", "-w"}),
+    drop_values=frozenset(),
+    value_options=frozenset({"-r", "-cpuprofile"}),
+    hook_ids=frozenset({"go-fmt", "gofmt"}),
+    failure_tools=frozenset({"gofmt"}),
+    failure_kinds=frozenset({"format", "lint"}),
+    program="gofmt",
+)
+CARGO_FMT = Fixer(
+    name="cargo-fmt",
+    package="rustfmt",
+    command=("fmt",),
+    check_flags=frozenset({"--check"}),
+    drop_flags=frozenset({"--check", "-v", "--verbose", "-q", "--quiet"}),
+    drop_values=frozenset({"--message-format"}),
+    value_options=frozenset({"-p", "--package", "--manifest-path"}),
+    hook_ids=frozenset({"fmt", "cargo-fmt", "rustfmt"}),
+    failure_tools=frozenset({"rustfmt", "cargo-fmt"}),
+    failure_kinds=frozenset({"format", "lint"}),
+    program="cargo",
+    takes_paths=False,
+)
+_NODE_PRINT = frozenset({"--log-level", "--loglevel"})
+PRETTIER = Fixer(
+    name="prettier",
+    package="prettier",
+    command=("--write",),
+    check_flags=frozenset({"--check", "-c", "--list-different", "-l"}),
+    drop_flags=frozenset(
+        {"--check", "-c", "--list-different", "-l", "--write", "-w", "--no-color", "--color"}
+    ),
+    drop_values=_NODE_PRINT,
+    value_options=frozenset(
+        {
+            "--config",
+            "--ignore-path",
+            "--plugin",
+            "--parser",
+            "--print-width",
+            "--tab-width",
+            "--trailing-comma",
+            "--end-of-line",
+            "--arrow-parens",
+            "--prose-wrap",
+            "--quote-props",
+            "--html-whitespace-sensitivity",
+            "--embedded-language-formatting",
+            "--object-wrap",
+            "--experimental-operator-position",
+            "--config-precedence",
+            "--cache-location",
+            "--cache-strategy",
+            "--stdin-filepath",
+        }
+    ),
+    hook_ids=frozenset({"prettier"}),
+    failure_tools=frozenset({"prettier"}),
+    failure_kinds=frozenset({"format", "lint"}),
+    program="node_modules/.bin/prettier",
+)
+ESLINT = Fixer(
+    name="eslint",
+    package="eslint",
+    command=("--fix",),
+    check_flags=frozenset(),  # `eslint` always checks
+    drop_flags=frozenset({"--fix", "--fix-dry-run", "--no-color", "--color", "--quiet"}),
+    drop_values=frozenset({"-f", "--format", "-o", "--output-file", "--max-warnings", "--fix-type"}),
+    value_options=frozenset(
+        {
+            "-c",
+            "--config",
+            "--ext",
+            "--resolve-plugins-relative-to",
+            "--rulesdir",
+            "--ignore-path",
+            "--ignore-pattern",
+            "--parser",
+            "--parser-options",
+            "--env",
+            "--global",
+            "--plugin",
+            "--rule",
+            "--cache-location",
+            "--cache-strategy",
+            "--stdin-filename",
+            "--report-unused-disable-directives-severity",
+            "--flag",
+        }
+    ),
+    hook_ids=frozenset({"eslint"}),
+    failure_tools=frozenset({"eslint"}),
+    failure_kinds=frozenset({"lint"}),
+    program="node_modules/.bin/eslint",
+    always_checks=True,
+)
+
 # The order fixers run in: imports sorted before formatting, lint fixes before the formatter
 # (both the fixes and the sorting change code the formatter then lays out).
-FIXERS: tuple[Fixer, ...] = (ISORT, RUFF_CHECK, BLACK, RUFF_FORMAT)
+FIXERS: tuple[Fixer, ...] = (ISORT, RUFF_CHECK, BLACK, RUFF_FORMAT, GOFMT, CARGO_FMT, ESLINT, PRETTIER)
 BY_NAME: dict[str, Fixer] = {f.name: f for f in FIXERS}
-PACKAGES: tuple[str, ...] = tuple(dict.fromkeys(f.package for f in FIXERS))
+# The PyPI packages of the Python fixers (installed by us, read from the repository's pins).
+PACKAGES: tuple[str, ...] = tuple(dict.fromkeys(f.package for f in FIXERS if not f.program))

@@ -14,7 +14,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
+from ci_autofix.fixers.catalog import (
+    BLACK,
+    CARGO_FMT,
+    ESLINT,
+    GOFMT,
+    ISORT,
+    PRETTIER,
+    RUFF_CHECK,
+    RUFF_FORMAT,
+    Fixer,
+)
 from ci_autofix.fixers.recipes import make_recipe, nox_commands, tox_commands
 from ci_autofix.workflow.tools import action_package
 from ci_autofix.workflow.versions import is_version
@@ -67,8 +77,10 @@ def read_commands(commands: Sequence[str], root: Path | None = None) -> CommandF
             fixer = {"ruff": RUFF_CHECK, "black": BLACK, "isort": ISORT}[package]
             facts.invocations.append(Invocation(fixer, (), checking=True))
             continue
-        for words in simple_commands(command):
-            _read_one(words, facts, root)
+        # the commands inside `$(...)` too: `test -z "$(gofmt -l .)"`
+        for part in (command, *re.findall(r"\$\(([^()]*)\)", command)):
+            for words in simple_commands(part):
+                _read_one(words, facts, root)
     return facts
 
 
@@ -118,6 +130,9 @@ def _unwrap(words: list[str]) -> tuple[list[str], str | None]:
             words = _skip_options(words[2:])
         elif head == "uv" and words[1:3] == ["tool", "run"]:
             words = _skip_options(words[3:])
+        elif head == "npx" or (head in ("npm", "pnpm", "yarn") and words[1:2] == ["exec"]):
+            words = _skip_options(words[1:] if head == "npx" else words[2:])
+            words = words[1:] if words[:1] == ["--"] else words
         elif head in ("uvx", "pipx"):
             words = _skip_options(words[2:] if head == "pipx" and words[1:2] == ["run"] else words[1:])
         else:
@@ -173,15 +188,20 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
         fixer = BLACK
     elif tool == "isort":
         fixer = ISORT
+    elif tool == "cargo" and args[:1] == ["fmt"]:
+        fixer, args = CARGO_FMT, args[1:]
+    elif tool in _BY_PROGRAM:
+        fixer = _BY_PROGRAM[tool]
     else:
         return
     if any(arg in _ABOUT_THE_TOOL for arg in args):
         return
-    checking = fixer is RUFF_CHECK or any(_flag(a) in fixer.check_flags for a in args)
+    checking = fixer.always_checks or any(_flag(a) in fixer.check_flags for a in args)
     facts.invocations.append(Invocation(fixer, tuple(args), checking, pin))
 
 
 _RUNNER_DEPTH = 4
+_BY_PROGRAM = {"gofmt": GOFMT, "prettier": PRETTIER, "eslint": ESLINT}
 
 
 def _task_runner(raw: list[str]) -> list[str] | None:

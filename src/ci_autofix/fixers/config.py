@@ -121,7 +121,41 @@ def read_repo_config(root: Path) -> RepoConfig:
     _poetry(config, tool.get("poetry"))
     _locks(config, root)
     _pre_commit(config, root)
+    _other_ecosystems(config, root)
     return config
+
+
+# The Go, Rust and Node tools' own configuration files, besides a package.json that depends on them.
+_OWN_FILES = {
+    "gofmt": ("go.mod", "go.work"),  # gofmt has no configuration: a Go module is one that uses it
+    "rustfmt": ("Cargo.toml", "rustfmt.toml", ".rustfmt.toml"),  # `cargo fmt` formats every crate
+    "prettier": (".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".prettierrc.js",
+                 ".prettierrc.cjs", ".prettierrc.mjs", ".prettierrc.toml", "prettier.config.js",
+                 "prettier.config.cjs", "prettier.config.mjs"),
+    "eslint": ("eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc",
+               ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml"),
+}  # fmt: skip
+
+
+def _other_ecosystems(config: RepoConfig, root: Path) -> None:
+    """Where the repository configures gofmt, rustfmt, prettier and eslint."""
+    for package, names in _OWN_FILES.items():
+        for name in names:
+            if _read(root, name) is not None:
+                config.note(package, name)
+    try:
+        manifest = json.loads(_read(root, "package.json") or "{}")
+    except json.JSONDecodeError:
+        return
+    if not isinstance(manifest, dict):
+        return
+    for package in ("prettier", "eslint"):
+        for key in ("devDependencies", "dependencies"):
+            listed = manifest.get(key)
+            if isinstance(listed, dict) and package in listed:
+                config.note(package, f"package.json {key}")
+        if isinstance(manifest.get(package) or manifest.get(f"{package}Config"), dict | str):
+            config.note(package, "package.json")
 
 
 def _add_pin(config: RepoConfig, package: str, pin: Pin) -> None:

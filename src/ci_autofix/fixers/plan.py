@@ -80,7 +80,8 @@ def plan_fixers(
         if fixer.name not in reasons:
             continue
         args, scope = _arguments(root, fixer, facts, config, pre_commit)
-        requirement, source = pinned(fixer.package, facts, config, ci)
+        # a program fixer runs what the ladder provisioned or the repository installed: no PyPI pin
+        requirement, source = (None, None) if fixer.program else pinned(fixer.package, facts, config, ci)
         plan.append(
             FixerSpec(fixer.name, fixer.package, args, scope, requirement, source, reasons[fixer.name])
         )
@@ -166,8 +167,9 @@ def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict
 
 def _show(invocation: Invocation) -> str:
     fixer = invocation.fixer
-    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" else ""
-    return " ".join(p for p in (fixer.package, sub, *invocation.args) if p)
+    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" or fixer.program == "cargo" else ""
+    tool = fixer.program.rsplit("/", 1)[-1] if fixer.program else fixer.package
+    return " ".join(p for p in (tool, sub, *invocation.args) if p)
 
 
 def _arguments(
@@ -186,10 +188,12 @@ def _arguments(
             whole = whole or not inside
             paths += inside
         scope = (REPOSITORY,) if whole else tuple(dict.fromkeys(paths))
+        if not fixer.takes_paths:
+            return tuple(options), (REPOSITORY,)
         return (*options, *scope), scope
     hook = next((h for h in config.hooks if h.fixer is fixer), None) if pre_commit else None
     options = list(fix_arguments(fixer, hook.args).options) if hook else []
-    return (*options, REPOSITORY), (REPOSITORY,)
+    return (*options, *([REPOSITORY] if fixer.takes_paths else [])), (REPOSITORY,)
 
 
 def _inside(root: Path, paths: Sequence[str]) -> list[str]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ci_autofix.fixers.catalog import Fixer
 from ci_autofix.fixers.install import Installer, Unavailable
 from ci_autofix.fixers.plan import REPOSITORY, FixerSpec
 from ci_autofix.git import Git
@@ -46,16 +49,26 @@ def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, time
     toolbox = Installer(tools_dir, timeout=timeout)
     runs = []
     for spec in plan:
-        tool = toolbox.tool(spec.package, spec.requirement)
-        if isinstance(tool, Unavailable):
-            version = tool.version or (spec.requirement.exact if spec.requirement else None)
-            runs.append(
-                FixerRun(
-                    name=spec.name, version=version, skipped_reason=tool.reason, pin_source=spec.pin_source
+        if spec.fixer.program:  # a provisioned runtime's program, or the repository's node_modules
+            executable, version = _program(sandbox, spec.fixer), None
+            if executable is None:
+                runs.append(FixerRun(name=spec.name, version=None, skipped_reason=_absent(spec.fixer)))
+                continue
+        else:
+            tool = toolbox.tool(spec.package, spec.requirement)
+            if isinstance(tool, Unavailable):
+                version = tool.version or (spec.requirement.exact if spec.requirement else None)
+                runs.append(
+                    FixerRun(
+                        name=spec.name,
+                        version=version,
+                        skipped_reason=tool.reason,
+                        pin_source=spec.pin_source,
+                    )
                 )
-            )
-            continue
-        argv = [str(tool.executable), *spec.fixer.command, *spec.args]
+                continue
+            executable, version = str(tool.executable), tool.version
+        argv = [executable, *spec.fixer.command, *spec.args]
         before = _state(git, sandbox.root)
         saved = {
             p: (sandbox.root / p).read_bytes()
@@ -75,7 +88,7 @@ def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, time
         runs.append(
             FixerRun(
                 name=spec.name,
-                version=tool.version,
+                version=version,
                 argv=argv,
                 exit_code=result.exit_code,
                 changed_files=[p for p in changed if p not in undo],
@@ -86,6 +99,26 @@ def run_fixers(sandbox: Sandbox, plan: list[FixerSpec], *, tools_dir: Path, time
             )
         )
     return runs
+
+
+def _program(sandbox: Sandbox, fixer: Fixer) -> str | None:
+    """How to run `fixer.program` in `sandbox`: from its PATH (the provisioned runtimes first), or
+    from the checkout (the repository's own `node_modules/.bin`, never a global one); None when absent."""
+    if "/" in fixer.program:
+        return f"./{fixer.program}" if os.path.lexists(sandbox.root / fixer.program) else None
+    return fixer.program if shutil.which(fixer.program, path=sandbox.env().get("PATH", "")) else None
+
+
+def _absent(fixer: Fixer) -> str:
+    if "/" in fixer.program:
+        return (
+            f"`{fixer.program}` is not in the checkout: ci-autofix runs the repository's own {fixer.package}, "
+            "installed from its lockfile (`npm ci`), and none was installed"
+        )
+    return (
+        f"`{fixer.program}` is not installed here: the toolchain the failed job sets up could not be "
+        "provisioned (see the verification's Toolchains section)"
+    )
 
 
 def _allowed(sandbox: Sandbox, spec: FixerSpec, path: str) -> bool:

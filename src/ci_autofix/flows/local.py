@@ -121,6 +121,8 @@ def _ladder(
                     commands=commands.lines,
                     actions=commands.actions,
                     notes=commands.notes,
+                    workflow_job=commands.job,
+                    matrix=commands.matrix,
                     author=author,
                     logs=[JobLog("log", log)],
                 ),

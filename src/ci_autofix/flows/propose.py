@@ -214,6 +214,8 @@ def _attempt(
                 commands=commands.lines,
                 actions=commands.actions,
                 notes=commands.notes,
+                workflow_job=commands.job,
+                matrix=commands.matrix,
                 setup=commands.setup,
                 logs=logs,
             ),

@@ -32,6 +32,7 @@ class Evidence:
     not_found: bool = False
     duration_s: float = 0.0
     tests: TestCount | None = None  # what the test runner's summary (or report) says it ran
+    absent: tuple[str, ...] = ()  # programs the command names that are not installed where it ran
 
     @property
     def ok(self) -> bool:
@@ -90,6 +91,7 @@ class Verification:
     tests_dropped: list[str] = field(default_factory=list)  # Markdown: a command, and the tests it lost
     # the tools' versions, the fixers' and verification's alike: (package, version, where it was read)
     tools: list[tuple[str, str, str]] = field(default_factory=list)
+    toolchains: str = ""  # Markdown: the runtimes provisioned for the commands (`Provisioned.to_markdown`)
 
     @property
     def changes_tests(self) -> bool:
@@ -132,6 +134,8 @@ class Verification:
                     for package, version, source in self.tools
                 )
             )
+        if self.toolchains:
+            parts.append(self.toolchains.rstrip())
         shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]
         if self.setup is not None and not self.setup.ok:
             shown.insert(0, (self.setup.command, self.setup))

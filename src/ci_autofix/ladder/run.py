@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.agent.joblogs import JobLog, JobLogs
@@ -24,9 +25,11 @@ from ci_autofix.errors import Halt, HaltReason, Kept
 from ci_autofix.fixers import FixerRun, FixerSpec, plan_fixers, run_fixers
 from ci_autofix.git import BOT, Git, GitError, Identity
 from ci_autofix.ladder.evidence import Evidence, Verification
+from ci_autofix.ladder.runtimes import install_dependencies, provision_for, with_runtimes
 from ci_autofix.ladder.tools import tool_dir, with_tools
 from ci_autofix.ladder.verify import CleanRuns, guard_findings
 from ci_autofix.ladder.workarea import Workarea
+from ci_autofix.markdown import code_span
 from ci_autofix.policy import Verdict, check_diff, test_paths
 from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
@@ -79,6 +82,8 @@ class LadderInput:
     actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
     notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
     setup: list[str] = field(default_factory=list)  # the failed job's installs before the step (workflow)
+    workflow_job: dict[str, Any] = field(default_factory=dict)  # the failed job's mapping: its runtimes
+    matrix: dict[str, Any] = field(default_factory=dict)  # that job's matrix values
     author: Identity = BOT  # the fix commit's author and committer
     threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
     # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
@@ -93,6 +98,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     notes: list[str] = list(job.notes)
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
     logs = _store_logs(job)
+    provisioned = provision_for(job.area, job.workflow_job, matrix=job.matrix)  # Node, Go, Rust: ours
     ci = CIRun.of([log.raw for log in job.logs], git, job.head_sha)  # the versions CI ran
     plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions], ci)
     tool_path = tool_dir(
@@ -103,7 +109,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         timeout=settings.command_timeout,
         ci=ci,
     )
-    sandbox = with_tools(sandbox, tool_path)  # the agent runs the failing commands too
+    # the agent runs the failing commands too
+    sandbox = with_tools(with_runtimes(sandbox, provisioned), tool_path)
     clean = CleanRuns(
         job.area,
         commands,
@@ -114,8 +121,16 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         tool_path=tool_path,
         tool_versions=ci.described(),
         job_setup=job.setup,
+        provisioned=provisioned,
+        job=job.workflow_job,
     )
 
+    for runtime in provisioned.runtimes:  # the versions are the publisher's, never the repository's text
+        runner.info(
+            f"  provisioned {runtime.declared.runtime} {runtime.installed.version} ({runtime.seconds:.1f}s)"
+        )
+    for failure in provisioned.failures:
+        runner.info(f"  {failure.declared.runtime} could not be provisioned: see the verification's evidence")
     runner.stage("reproducing the failure")
     for note in job.notes:
         runner.info(f"  {note}")
@@ -129,6 +144,12 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     job.area.pristine()  # the fixers and the agent start from exactly the failing commit's tree
     if job.threads is None:  # a review's findings need no failure to reproduce
         _check_reproduced(before, commands, settings, runner)
+    if failed := install_dependencies(
+        sandbox, provisioned, job.workflow_job, timeout=settings.command_timeout
+    ):
+        notes.append(
+            f"The dependencies could not be installed for the fixers and the agent: {code_span(failed.command)} ({failed.describe()})"
+        )
 
     seen = _Seen()
     try:
@@ -144,11 +165,14 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
 def _check_reproduced(
     before: list[Evidence], commands: list[str], settings: Settings, runner: Runner
 ) -> None:
-    """Halt `not-reproduced` when every failing command ran here and passed: nothing here shows
-    the failure, so no fix could be verified. With `attempt-unreproduced` the ladder goes on (the
-    agent works from the log; its fix can only be an unverified draft)."""
+    """Halt `not-reproduced` when every failing command ran here, with every program it names, and
+    passed: nothing here shows the failure, so no fix could be verified. A command that passed
+    without a program it names proves nothing (`test -z "$(gofmt -l .)"` passes when gofmt is
+    missing): the ladder goes on, and verification says what is missing. With
+    `attempt-unreproduced` the ladder goes on too (the agent works from the log; its fix can only be
+    an unverified draft)."""
     ran = {e.command: e for e in before if e.command in commands}
-    if not commands or len(ran) < len(set(commands)) or not all(e.ok for e in ran.values()):
+    if not commands or len(ran) < len(set(commands)) or not all(e.ok and not e.absent for e in ran.values()):
         return
     evidence = "; ".join(f"`{c.splitlines()[-1]}`: {e.describe()}" for c, e in ran.items())
     if settings.attempt_unreproduced:

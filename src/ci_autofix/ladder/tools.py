@@ -36,9 +36,12 @@ def wanted_tools(
 ) -> dict[str, Requirement | None]:
     """Each tool to link, with the version it must be (None: any; the default when none is installed):
     the plan's version for a fixer's tool, else decided as the plan decides (`pinned`, with `ci`)."""
-    wanted: dict[str, Requirement | None] = {spec.package: spec.requirement for spec in plan}
+    # the Python fixers' tools only: gofmt, cargo and node_modules' are the runtimes' and the repository's
+    wanted: dict[str, Requirement | None] = {s.package: s.requirement for s in plan if not s.fixer.program}
     facts = read_commands(commands, root)
-    packages = [i.fixer.package for i in facts.invocations if i.fixer.package not in wanted]
+    packages = [
+        i.fixer.package for i in facts.invocations if not i.fixer.program and i.fixer.package not in wanted
+    ]
     if packages:
         config = read_repo_config(root)
         for package in packages:

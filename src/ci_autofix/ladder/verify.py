@@ -30,13 +30,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.ladder.environment import prepare, uses_ruff
 from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
+from ci_autofix.ladder.runtimes import install_dependencies, with_runtimes
 from ci_autofix.ladder.testcount import (
     count_tests,
     dropped,
@@ -52,6 +54,7 @@ from ci_autofix.policy import Finding
 from ci_autofix.policy.source import is_test_path
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
+from ci_autofix.toolchains.provision import Provisioned
 
 _SERVICE = re.compile(
     r"Connection refused|ECONNREFUSED|could not connect to server|Can't connect to (?:local )?MySQL"
@@ -87,9 +90,11 @@ def reproduce(
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
     evidence = []
+    path = prepared.sandbox.env().get("PATH", os.defpath)
     for command in commands:
         on_start(command)
-        evidence.append(counted(prepared.sandbox, command, timeout=timeout, reports=reports))
+        ran = counted(prepared.sandbox, command, timeout=timeout, reports=reports)
+        evidence.append(dataclasses.replace(ran, absent=tuple(absent_programs(command, path))))
     return evidence
 
 
@@ -185,7 +190,11 @@ def verify(
         pairs.append(EvidencePair(test_command, "test", earlier.get(test_command), after))
     if python_files and ruff:
         pairs += _ruff(run, python_files, timeout)
-    outcome, reason = _judge(pairs, timeout)
+    path = run.env().get("PATH", os.defpath)
+    absent = {
+        p.command: missing for p in pairs if p.role != "lint" if (missing := absent_programs(p.command, path))
+    }
+    outcome, reason = _judge(pairs, timeout, absent)
     lost = [
         f"{code_span(p.command)}: {message}"
         for p in pairs
@@ -207,14 +216,22 @@ class CleanRuns:
     tool_path: Path | None = None  # the fixers' tools (`ladder.tools`), last on the commands' PATH
     tool_versions: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # `CIRun.described`
     job_setup: list[str] = dataclasses.field(default_factory=list)  # `WorkflowCommands.setup`
+    # the runtimes provisioned for the failed job (`ladder.runtimes`), first on the commands' PATH, and
+    # that job's mapping (its `env:` for the dependency installs each clean copy runs first)
+    provisioned: Provisioned = dataclasses.field(default_factory=Provisioned)
+    job: Mapping[str, object] = dataclasses.field(default_factory=dict)
     before: list[Evidence] = dataclasses.field(default_factory=list)
 
     def reproduce(self, *, on_start: Callable[[str], None] = lambda _command: None) -> list[Evidence]:
         """The failing commands and `test-command` on exactly the failing commit; kept as `before`.
         `on_start` hears each command (the setup's too) as it starts."""
         runs = list(dict.fromkeys([*self.commands, *([self.test_command] if self.test_command else [])]))
+        copy, failed_install = self._copy(self.area.head_sha)
+        if failed_install is not None:
+            self.before = [failed_install]
+            return self.before
         self.before = reproduce(
-            self._copy(self.area.head_sha),
+            copy,
             runs,
             timeout=self.timeout,
             setup_command=self.setup_command,
@@ -237,7 +254,18 @@ class CleanRuns:
             self._verify(tree, changed, self.commands, self.test_command),
             tree=tree,
             tools=list(self.tool_versions),
+            toolchains=self.provisioned.to_markdown(),
         )
+        if result.outcome == "verified" and self.provisioned.failures:
+            missing = ", ".join(
+                f"{f.declared.runtime} {code_span(f.declared.spec)}" for f in self.provisioned.failures
+            )
+            return dataclasses.replace(
+                result,
+                outcome="unverified",
+                reason=f"The job's runtime {missing} could not be provisioned here, so the commands did not run "
+                "with the toolchain CI uses; CI on the fix is the proof.",
+            )
         runs_tests = [c for c in dict.fromkeys([*self.commands, self.test_command]) if c in counted_before]
         if result.outcome != "verified" or not test_paths or not runs_tests:
             return result
@@ -264,8 +292,17 @@ class CleanRuns:
     def _verify(
         self, tree: str, changed: Sequence[str], commands: Sequence[str], test_command: str
     ) -> Verification:
+        copy, failed_install = self._copy(tree)
+        if failed_install is not None:
+            return Verification(
+                "unverified",
+                f"The dependencies could not be installed: {code_span(failed_install.command)} "
+                f"({failed_install.describe()}), so the failing command could not be re-run.",
+                [],
+                failed_install,
+            )
         return verify(
-            self._copy(tree),
+            copy,
             commands,
             setup_command=self.setup_command,
             test_command=test_command,
@@ -277,10 +314,14 @@ class CleanRuns:
             job_setup=self.job_setup,
         )
 
-    def _copy(self, tree: str) -> Sandbox:
-        return with_tools(
-            self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), self.tool_path
+    def _copy(self, tree: str) -> tuple[Sandbox, Evidence | None]:
+        """A clean copy of `tree` with the runtimes and tools on its PATH, its dependencies installed
+        for the provisioned runtimes; and the install that failed, if one did."""
+        copy = with_runtimes(
+            self.area.clean_copy(tree, protected=self.protected, timeout=self.timeout), self.provisioned
         )
+        failed = install_dependencies(copy, self.provisioned, self.job, timeout=self.timeout)
+        return with_tools(copy, self.tool_path), failed
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
@@ -343,7 +384,88 @@ def _ruff(run: Sandbox, files: list[str], timeout: float) -> list[EvidencePair]:
     return pairs
 
 
-def _judge(pairs: list[EvidencePair], timeout: float) -> tuple[VerificationState, str]:
+# A program's name where a command starts: the line's start, or after `$(`, a backquote, a pipe, `&&`,
+# `;` or `(`, past keywords and variable assignments.
+_COMMAND_START = re.compile(
+    r"(?:^|\$\(|`|\|\|?|&&|;|\n|\()\s*(?:(?:if|then|else|elif|do|while|until|!|\{|time|exec|env)\s+)*"
+    r"(?:[A-Za-z_]\w*=\S*\s+)*(?P<name>[A-Za-z0-9_][\w.+-]*)(?=\s|$|\)|;|\||&|`)"
+)
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)")
+_SHELL_WORDS = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "while",
+        "until",
+        "for",
+        "case",
+        "esac",
+        "in",
+        "function",
+        "time",
+        "test",
+        "echo",
+        "printf",
+        "true",
+        "false",
+        "exit",
+        "cd",
+        "export",
+        "set",
+        "unset",
+        "read",
+        "local",
+        "source",
+        "eval",
+        "return",
+        "shift",
+        "pwd",
+        "type",
+        "hash",
+        "trap",
+        "wait",
+        "exec",
+        "command",
+        "declare",
+        "readonly",
+        "let",
+        "builtin",
+        "shopt",
+        "pushd",
+        "popd",
+        "dirs",
+        "umask",
+        "ulimit",
+        "alias",
+        "getopts",
+        "break",
+        "continue",
+    ]
+)
+
+
+def absent_programs(command: str, path: str) -> list[str]:
+    """The programs `command` names (each simple command's first word, in `$(...)` and pipelines
+    too) that are not on `path`: a step such as `test -z "$(gofmt -l .)"` passes when gofmt is
+    missing, so passing proves nothing then."""
+    script = re.sub(r"(?m)(^|\s)#.*$", "", command)
+    script = re.sub(r"'[^']*'", "''", script)  # quoted text names no program, but `"$(...)"` does
+    script = re.sub(
+        r'"([^"]*)"', lambda m: " ".join(f"$({c})" for c in _SUBSTITUTION.findall(m[1])) or '""', script
+    )
+    names = dict.fromkeys(m["name"] for m in _COMMAND_START.finditer(script))
+    return [n for n in names if n not in _SHELL_WORDS and shutil.which(n, path=path) is None]
+
+
+def _judge(
+    pairs: list[EvidencePair], timeout: float, absent: Mapping[str, list[str]] | None = None
+) -> tuple[VerificationState, str]:
+    """The outcome and its reason; `absent`: the programs each command names that are not installed."""
     failed: list[str] = []
     unverified: list[str] = []
     for pair in pairs:
@@ -360,6 +482,12 @@ def _judge(pairs: list[EvidencePair], timeout: float) -> tuple[VerificationState
             unverified.append(
                 f"{name} cannot run here: {missing} not installed in this environment (a toolchain "
                 "the image lacks); CI on the fix is the proof"
+            )
+        elif absent_here := (absent or {}).get(pair.command):
+            unverified.append(
+                f"{name} names {', '.join(code_span(m) for m in absent_here)}, which "
+                f"{'is' if len(absent_here) == 1 else 'are'} not installed in this environment, so its "
+                "passing or failing here proves nothing; CI on the fix is the proof"
             )
         elif after.timed_out:
             unverified.append(f"{name} did not finish within {timeout:.0f}s here and was stopped")

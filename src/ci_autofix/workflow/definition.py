@@ -74,6 +74,9 @@ class WorkflowCommands:
     # what the failed job installed before the failed step (its `pip install` lines, as argv
     # words rejoined by us), for the environment verification prepares
     setup: list[str] = field(default_factory=list)
+    # the first failed job's parsed mapping and its matrix values, for the runtimes it sets up
+    job: dict[str, Any] = field(default_factory=dict)
+    matrix: dict[str, Any] = field(default_factory=dict)
 
     @property
     def lines(self) -> list[str]:
@@ -126,6 +129,8 @@ def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedS
 
 def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: FailedStep) -> None:
     job_id, job, matrix = _find_job(workflow, path, failed.job)
+    if not found.job:
+        found.job, found.matrix = job, matrix
     steps = job.get("steps")
     if not isinstance(steps, list):
         raise _NotRunnable(f"job `{job_id}` in `{path}` has no `steps:`")
