@@ -17,7 +17,7 @@ from fakes.messages import FakeMessagesAPI, reply, tool_use
 from fakes.messages_fixtures import TEST_KEY, make_llm
 from sandbox_tools import sandbox_bin, sandbox_path
 from testing.git import init_repo
-from testing.toolchain_mirror import MirrorServer, available, build
+from testing.toolchain_mirror import MirrorServer, available, build, session_root
 
 from ci_autofix.ladder.run import LadderInput, Proposal, run_ladder
 from ci_autofix.ladder.runtimes import TOOLCHAINS, provision_for, with_runtimes
@@ -47,9 +47,11 @@ JOB = yaml.safe_load(
 
 
 def test_the_jobs_go_is_first_on_the_path_of_every_sandbox(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    built = build()
+    built = build(session_root(tmp_path_factory))
     files = {"go.mod": "module example.com/x\n\ngo 1.19\n", "main.go": "package main\nfunc main(){}\n"}
     head = init_repo(tmp_path / "repo", files)
     with MirrorServer(built.tree).running() as mirror, workarea(tmp_path / "repo", head) as area:
@@ -156,11 +158,15 @@ def _go_fix_by_the_agent(tmp_path: Path, api: FakeMessagesAPI) -> Proposal:
 
 
 def test_the_ladder_verifies_a_go_fix_with_the_go_it_provisioned(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages_api: FakeMessagesAPI, path_without_go: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    messages_api: FakeMessagesAPI,
+    path_without_go: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """No Go on the PATH: the one from the mirror (go.mod's, named by setup-go) runs the judged
     `gofmt -l` before and after the fix, and the evidence says where it came from."""
-    built = build()
+    built = build(session_root(tmp_path_factory))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", path_without_go)
     with MirrorServer(built.tree).running() as mirror:
@@ -178,11 +184,15 @@ def test_the_ladder_verifies_a_go_fix_with_the_go_it_provisioned(
 
 
 def test_a_go_runtime_that_cannot_be_provisioned_leaves_the_fix_unverified(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages_api: FakeMessagesAPI, path_without_go: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    messages_api: FakeMessagesAPI,
+    path_without_go: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """The archive does not match the publisher's checksum: nothing is installed, the evidence says
     why, and the step (which passes when gofmt is missing) is not taken as verified."""
-    built = build()
+    built = build(session_root(tmp_path_factory))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", path_without_go)
     with MirrorServer(built.tree).running() as mirror:
@@ -196,11 +206,14 @@ def test_a_go_runtime_that_cannot_be_provisioned_leaves_the_fix_unverified(
 
 
 def test_a_runtime_that_cannot_be_provisioned_is_not_replaced_by_the_machines_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, messages_api: FakeMessagesAPI
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    messages_api: FakeMessagesAPI,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """This machine has Debian's Go in /usr/bin, and gofmt from it passes after the fix; but the Go the
     job declares could not be had, so the commands did not run as CI runs them: not verified."""
-    built = build()
+    built = build(session_root(tmp_path_factory))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", sandbox_path())  # with /usr/bin, so with gofmt
     with MirrorServer(built.tree).running() as mirror:
@@ -252,9 +265,12 @@ def _settled_by(proposal: Proposal, fixer: str, changed: list[str]) -> None:
 
 
 def test_a_go_module_failing_gofmt_gets_a_verified_gofmt_fix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_without_go: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path_without_go: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    built = build()
+    built = build(session_root(tmp_path_factory))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", path_without_go)
     with MirrorServer(built.tree).running() as mirror:
@@ -277,9 +293,12 @@ RUST_JOB = yaml.safe_load(
 
 
 def test_a_rust_crate_failing_cargo_fmt_check_gets_a_verified_cargo_fmt_fix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_without_go: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path_without_go: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    built = build()
+    built = build(session_root(tmp_path_factory))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", path_without_go)  # no cargo either: only the provisioned one
     files = {
@@ -326,11 +345,15 @@ def prettier_lockfile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str
 
 
 def test_a_node_project_failing_prettier_check_gets_a_verified_prettier_fix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path_without_go: str, prettier_lockfile: dict[str, str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path_without_go: str,
+    prettier_lockfile: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """`npm ci` installs the lockfile's prettier (as the sandbox's uid, with the provisioned Node) in the
     working copy and in each clean copy; the fixer runs that prettier, never a global one."""
-    built = build()
+    built = build(session_root(tmp_path_factory))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", path_without_go)  # no node either: only the provisioned one
     files = {**prettier_lockfile, ".gitignore": "node_modules/\n", "src/a.js": "const x  =  {a:1}\n"}

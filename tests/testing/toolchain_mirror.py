@@ -21,6 +21,7 @@ and records every path asked for.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import io
 import json
@@ -36,6 +37,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import pytest
 
 NODE = Path("/usr/bin/node")
 NODE_MODULES = Path("/usr/lib/node_modules")
@@ -69,19 +72,27 @@ def _key() -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def build() -> Built:
-    """The mirror tree, built once and kept (`<tmp>/ci-autofix-toolchain-mirror-<key>`)."""
-    tree = Path(tempfile.gettempdir()) / f"ci-autofix-toolchain-mirror-{_key()}"
+def session_root(factory: pytest.TempPathFactory) -> Path:
+    """The test session's own temp directory, shared by its xdist workers (pytest's `pytest-N/`)."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def build(root: Path) -> Built:
+    """The mirror tree under `root` (the session's temp directory, see `session_root`), built by the
+    first worker that needs it while the others wait on a lock, then shared."""
+    tree = root / f"toolchain-mirror-{_key()}"
     versions = tree / "versions.json"
-    if not versions.is_file():
-        staging = Path(tempfile.mkdtemp(prefix="ci-autofix-toolchain-mirror-build-"))
-        try:
-            found = {"node": _node(staging), "go": _go(staging), "rust": _rust(staging)}
-            (staging / "versions.json").write_text(json.dumps(found))
-            with contextlib.suppress(OSError):  # another session may have built it meanwhile
+    with (root / "toolchain-mirror.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not versions.is_file():
+            staging = Path(tempfile.mkdtemp(prefix="toolchain-mirror-build-", dir=root))
+            try:
+                found = {"node": _node(staging), "go": _go(staging), "rust": _rust(staging)}
+                (staging / "versions.json").write_text(json.dumps(found))
                 staging.rename(tree)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     found = json.loads(versions.read_text())
     return Built(tree, found["node"], found["go"], found["rust"])
 

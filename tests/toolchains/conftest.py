@@ -10,15 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from testing.toolchain_mirror import Built, MirrorServer, available, build
+from testing.toolchain_mirror import Built, MirrorServer, available, build, session_root
 
 
 @pytest.fixture(scope="session")
-def built() -> Built:
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     missing = available()
     if missing:
         pytest.skip(f"the toolchain mirror cannot be built here: {missing}")
-    return build()
+    return build(session_root(tmp_path_factory))
 
 
 @pytest.fixture
