@@ -287,12 +287,17 @@ def github_log(step: str, output: str, exit_code: int) -> str:
 _VERIFICATION = re.compile(r"^Verification: (?P<outcome>[\w-]+(?: run)?)(?P<reason>.*)$", re.M)
 
 
+# `ci-autofix fix` exits 0 with a fix committed, 1 with a partial fix committed (a failing check
+# still fails after it), 2 on a wrong input, 3 halted without a fix.
+FIX_COMMITTED = (0, 1)
+
+
 def outcome_of(stdout: str, stderr: str, code: int) -> tuple[bool, str]:
     """(verified, the outcome with its reason) from what `ci-autofix fix` printed and its exit code."""
     match = _VERIFICATION.search(stdout)
-    if code == 0 and match:
+    if code in FIX_COMMITTED and match:
         return match.group("outcome") == "verified", (match.group("outcome") + match.group("reason")).strip()
-    if code == 0:
+    if code in FIX_COMMITTED:
         return False, "fixed, verification not printed"
     halt = [line.strip() for line in (stderr + stdout).splitlines() if line.strip()]
     reason = next((line for line in reversed(halt) if "halt" in line.lower()), halt[-1] if halt else "")
@@ -440,7 +445,7 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
             return result
         result.tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         result.verified, result.outcome = outcome_of(done.stdout, done.stderr, done.returncode)
-        result.fixed = done.returncode == 0
+        result.fixed = done.returncode in FIX_COMMITTED
         if result.fixed:
             _judge_fix(case, result, repo, env_dir, work, git_dir, args)
     result.seconds = time.monotonic() - start

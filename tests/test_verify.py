@@ -255,6 +255,23 @@ def test_ruff_reports_only_new_problems_in_changed_files(project: Path) -> None:
     assert "`ruff format --check calc.py` reports new problems" in dirty.reason
 
 
+def test_ruffs_formatter_does_not_judge_a_repository_that_formats_with_black(project: Path) -> None:
+    """A repository that lints with ruff and formats with black (textual's setup, in the real-history
+    benchmark): black's output is not ruff format's, so ruff format must not call the fix's formatting
+    a new problem; ruff's linter still judges it."""
+    (project / "pyproject.toml").write_text(
+        "[tool.ruff]\nline-length = 100\n\n[tool.black]\nline-length = 100\n"
+    )
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "ruff lints, black formats", author=DEV)
+    sandbox = sandbox_for(project)
+    before = reproduce(sandbox, [FAILING], timeout=60)
+    (project / "calc.py").write_text(FIXED)
+    result = verify(sandbox, [FAILING], before=before, changed_files=["calc.py"], timeout=60)
+    assert result.outcome == "verified", result.reason
+    assert [p.command for p in result.evidence if p.role == "lint"] == ["ruff check --no-fix calc.py"]
+
+
 def test_ruff_comes_from_the_fixers_tools_when_the_repository_environment_has_none(
     project: Path, tmp_path: Path
 ) -> None:

@@ -11,7 +11,7 @@ from testing.git import clone, commit, git, init_repo
 
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.workflow.definition import FailedStep, claimed_commands, failed_step_commands
+from ci_autofix.workflow.definition import _ACTIVATION_RE, FailedStep, claimed_commands, failed_step_commands
 
 CI = ".github/workflows/ci.yml"
 WORKFLOW = """\
@@ -276,3 +276,20 @@ def test_the_jobs_installs_before_the_failed_step_are_its_setup(tmp_path: Path) 
         "python -m pip install -r requirements/ci.txt -c constraints.txt",  # `--user` has no place in a venv
         "python -m pip install '.[lint]'",
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "activation"),
+    [
+        ("source $VENV/bin/activate", True),
+        (". .venv/bin/activate", True),
+        ('source "$HOME/venv/bin/activate"', True),
+        ("source $VENV", True),  # the activation script's path, in a variable an earlier step set
+        ('. "${VENV}"', True),
+        ("source scripts/env.sh", False),
+        ("source $VENV && make lint", False),
+        ("make lint", False),
+    ],
+)
+def test_what_counts_as_an_activation_line(line: str, activation: bool) -> None:
+    assert bool(_ACTIVATION_RE.match(line)) is activation

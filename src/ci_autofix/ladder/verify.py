@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ci_autofix.fixers.config import read_repo_config
 from ci_autofix.ladder.environment import prepare, uses_ruff
 from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
 from ci_autofix.ladder.runtimes import install_dependencies, with_runtimes
@@ -155,6 +156,8 @@ def verify(
     # Read before any of the repository's code runs here (it could leave a FIFO or a link behind).
     python_files = [f for f in changed_files if f.endswith((".py", ".pyi")) and (sandbox.root / f).is_file()]
     ruff = bool(python_files) and uses_ruff(sandbox.root)
+    # ruff's formatter judges only a repository that formats with it, not one that formats with black
+    ruff_formats = ruff and not read_repo_config(sandbox.root).configures("black")
     prepared = prepare(
         sandbox,
         setup_command,
@@ -189,7 +192,7 @@ def verify(
         after = counted(run, test_command, timeout=timeout, reports=reports)
         pairs.append(EvidencePair(test_command, "test", earlier.get(test_command), after))
     if python_files and ruff:
-        pairs += _ruff(run, python_files, timeout)
+        pairs += _ruff(run, python_files, timeout, formats=ruff_formats)
     path = run.env().get("PATH", os.defpath)
     absent = {
         p.command: missing for p in pairs if p.role != "lint" if (missing := absent_programs(p.command, path))
@@ -364,10 +367,12 @@ def _names_any(text: str, paths: Sequence[str]) -> bool:
 _NOT_A_TEST = frozenset({"conftest.py", "__init__.py"})
 
 
-def _ruff(run: Sandbox, files: list[str], timeout: float) -> list[EvidencePair]:
-    """`ruff check` and `ruff format --check` on the changed files, before (from HEAD) and after the fix."""
+def _ruff(run: Sandbox, files: list[str], timeout: float, *, formats: bool) -> list[EvidencePair]:
+    """`ruff check` (and `ruff format --check` when the repository `formats` with ruff) on the
+    changed files, before (from HEAD) and after the fix."""
     pairs = []
-    for tool in (["ruff", "check", "--no-fix"], ["ruff", "format", "--check"]):
+    tools = [["ruff", "check", "--no-fix"], *([["ruff", "format", "--check"]] if formats else [])]
+    for tool in tools:
         for path in files:
             command = " ".join([*tool, path])
             after = Evidence.of(command, run.run([*tool, "--", path], timeout=timeout))

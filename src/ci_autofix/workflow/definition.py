@@ -39,9 +39,13 @@ WORKFLOWS_DIR = ".github/workflows"
 _EXPRESSION_RE = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.S)
 _MATRIX_RE = re.compile(r"matrix\.([A-Za-z_][\w-]*)")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# `source $VENV/bin/activate`, `. .venv/bin/activate`: an environment an earlier step or action
-# set up, which is not there when the step is re-run; ours (prepared, first on PATH) takes its place.
-_ACTIVATION_RE = re.compile(r"""^\s*(?:source|\.)\s+["']?[^\s;&|'"]*/bin/activate["']?\s*$""")
+# `source $VENV/bin/activate`, `. .venv/bin/activate`, or `source $VENV` where an earlier step or
+# action put the activation script's path in a variable (snok/install-poetry does): an environment
+# set up before the step, which is not there when the step is re-run; ours (prepared, first on
+# PATH) takes its place.
+_ACTIVATION_RE = re.compile(
+    r"""^\s*(?:source|\.)\s+(?:["']?[^\s;&|'"]*/bin/activate["']?|"?\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})"?)\s*$"""
+)
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?~{}\[\]#\n]")
 
 
