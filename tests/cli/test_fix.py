@@ -163,7 +163,7 @@ def test_a_repository_without_a_commit(tmp_path: Path) -> None:
         ("--max-minutes", "0", "`--max-minutes` (got 0.0): Input should be greater than 0"),
         ("--max-turns", "500", "`--max-turns` (got 500): Input should be less than or equal to 200"),
         ("--branch-prefix", "a..b", "`--branch-prefix`"),
-        ("--fixers", "prettier", "`--fixers`"),
+        ("--fixers", "prettyfier", "`--fixers`"),
     ],
 )
 def test_a_bad_flag_value_names_the_flag_not_the_workflow(
