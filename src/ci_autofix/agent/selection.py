@@ -56,6 +56,10 @@ class Kind(Enum):
 
 @dataclass(frozen=True)
 class TestRunner:
+    """A test runner from an allowed command, and the program words it must keep."""
+
+    __test__ = False  # a test runner we run, not a test class for pytest to collect
+
     kind: Kind
     prefix: tuple[str, ...]  # the allowed command's program words, e.g. ("python3", "-m", "pytest")
     separator: bool = False  # a package manager's script: the selection arguments follow `--`
