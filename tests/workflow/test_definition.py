@@ -293,3 +293,23 @@ def test_the_jobs_installs_before_the_failed_step_are_its_setup(tmp_path: Path) 
 )
 def test_what_counts_as_an_activation_line(line: str, activation: bool) -> None:
     assert bool(_ACTIVATION_RE.match(line)) is activation
+
+
+def test_a_claimed_command_is_run_in_our_environment_too(tmp_path: Path) -> None:
+    """`ci-autofix fix` on a log (the local path) reads the step the log claims as the Action reads
+    the failed step: an activation line gives way to the prepared environment (rich's workflow:
+    `source $VENV`, then `make format-check`)."""
+    workflow = (
+        "on: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - name: Format check\n        run: |\n          source $VENV\n          make format-check\n"
+    )
+    source = tmp_path / "repo"
+    init_repo(source, {"Makefile": "format-check:\n\tblack --check .\n"})
+    sha = commit(source, {CI: workflow}, "CI")
+    found = claimed_commands(Git(source), sha, ["source $VENV\nmake format-check"])
+    [command] = found.commands
+    assert command.command.splitlines() == [
+        "# activated by ci-autofix instead: source $VENV",
+        "make format-check",
+    ]
+    assert "activates an environment an earlier step set up (`source $VENV`)" in found.notes[0]

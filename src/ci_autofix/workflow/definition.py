@@ -146,19 +146,24 @@ def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: F
         uses = str(step.get("uses", ""))
         found.actions.append(uses)
         raise _NotRunnable(f"it runs the action `{uses}`, and actions (composite ones too) are not followed")
-    script = _substitute(str(step["run"]), matrix, "its `run:`")
-    script, activations = own_environment(script)
-    for line in activations:
-        found.notes.append(
-            f"The failed step `{failed.step}` activates an environment an earlier step set up "
-            f"(`{line.strip()}`): its commands run in ci-autofix's own prepared environment instead."
-        )
+    script = _in_our_environment(found, failed.step, _substitute(str(step["run"]), matrix, "its `run:`"))
     command = _command(workflow, job, step, script, matrix)
     found.commands.append(StepCommand(command, script, failed.job, failed.step))
     earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
     for install in (line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)):
         if install not in found.setup:
             found.setup.append(install)
+
+
+def _in_our_environment(found: WorkflowCommands, step: str, script: str) -> str:
+    """`script` as `own_environment` runs it, each activation it gave up noted in `found`."""
+    script, activations = own_environment(script)
+    for line in activations:
+        found.notes.append(
+            f"The failed step `{step}` activates an environment an earlier step set up "
+            f"(`{line.strip()}`): its commands run in ci-autofix's own prepared environment instead."
+        )
+    return script
 
 
 def own_environment(script: str) -> tuple[str, list[str]]:
@@ -505,7 +510,8 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
             continue
         path, workflow, job, step = runs[0]
         try:
-            script = _substitute(str(step["run"]), {}, "its `run:`")
+            shown = str(step.get("name") or f"Run {_first_line(claim)}")
+            script = _in_our_environment(found, shown, _substitute(str(step["run"]), {}, "its `run:`"))
             command = _command(workflow, job, step, script, {})
         except _NotRunnable as why:
             found.notes.append(
