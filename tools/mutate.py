@@ -1100,6 +1100,27 @@ MUTATIONS = [
         BOUNDS,
     ),
     Mutation(
+        "agent-cut-offs-unbounded",
+        "agent/loop.py",
+        "if self.cut_offs >= MAX_CUT_OFFS:",
+        "if False:",
+        ("tests/agent/test_agent_stops.py",),
+    ),
+    Mutation(
+        "agent-pause-turn-ends-the-run",
+        "agent/loop.py",
+        "return None  # the model paused a long turn",
+        "return self.result(finished=False)  # the model paused a long turn",
+        ("tests/agent/test_agent_stops.py",),
+    ),
+    Mutation(
+        "agent-tools-unmasked",
+        "agent/loop.py",
+        "        secrets=request.secrets,\n",
+        "        secrets=(),\n",
+        ("tests/agent/test_agent_session.py",),
+    ),
+    Mutation(
         "paths-codeowners-unprotected",
         "paths.py",
         '("CODEOWNERS", "docs/CODEOWNERS", "**/OWNERS", "**/OWNERS_ALIASES")',

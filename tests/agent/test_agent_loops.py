@@ -107,7 +107,7 @@ def test_the_looping_input_is_masked_and_cut_short(
     call = missing(f"{secret} " + "y" * 2_000)
     messages_api.push(*[reply(call)] * 3)
     with pytest.raises(Halt) as caught:
-        run_agent(request(), llm=llm, sandbox=sandbox, secrets=[secret])
+        run_agent(request(secrets=[secret]), llm=llm, sandbox=sandbox)
     halt = caught.value
     assert secret not in halt.message and secret not in str(halt.details)
     assert "more characters" in halt.message
@@ -156,11 +156,11 @@ def test_a_second_run_on_the_same_budget_gets_only_what_is_left_of_the_minutes(
     budget = Budget.start(limited, clock=lambda: now[0])
     messages_api.push(reply(tool_use("finish", FINISH)))
     now[0] = 50.0
-    run_agent(limited, llm=llm, sandbox=sandbox, clock=lambda: now[0], budget=budget)
+    run_agent(limited, llm=llm, sandbox=sandbox, budget=budget)
     now[0] = 61.0  # the first run, its verification and the rest took 61 s of the attempt's minute
     messages_api.push(reply(tool_use("finish", FINISH)))
     with pytest.raises(Halt) as caught:
-        run_agent(limited, llm=llm, sandbox=sandbox, clock=lambda: now[0], budget=budget)
+        run_agent(limited, llm=llm, sandbox=sandbox, budget=budget)
     assert caught.value.reason is HaltReason.BUDGET and "1 minutes" in caught.value.message
     assert len(messages_api.bodies) == 1
 

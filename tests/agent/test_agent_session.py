@@ -80,6 +80,7 @@ def test_scripted_session_fixes_the_failing_test(
         model="claude-sonnet-5-5",
         max_turns=10,
         failing_commands=[command],
+        secrets=[GITHUB_TOKEN, TEST_KEY],
         context=[
             UntrustedText(
                 "previous verification",
@@ -88,7 +89,7 @@ def test_scripted_session_fixes_the_failing_test(
         ],
     )
 
-    result = run_agent(request, llm=llm, sandbox=sandbox, secrets=[GITHUB_TOKEN, TEST_KEY])
+    result = run_agent(request, llm=llm, sandbox=sandbox)
 
     # the fix is real: the failing command passes now, and the diff is the one line
     after = subprocess.run(command.split(), cwd=broken_repo, capture_output=True, text=True)

@@ -12,6 +12,7 @@ from fakes.messages_fixtures import TEST_KEY, make_llm
 
 from ci_autofix.agent import AgentRequest, run_agent
 from ci_autofix.agent.llm import LLM, build_client
+from ci_autofix.agent.loop import Budget
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
@@ -166,8 +167,9 @@ def test_the_wall_clock_budget_halts(sandbox: Sandbox, llm: LLM, messages_api: F
     # the minute passes while the model writes its second reply: that reply's tool calls are not run
     messages_api.push(*[reply(tool_use("list_files", {}))] * 2, reply(tool_use("finish", FINISH)))
     clock = lambda: 61.0 if len(messages_api.bodies) >= 2 else 0.0  # noqa: E731
+    limited = request(max_minutes=1)
     with pytest.raises(Halt) as caught:
-        run_agent(request(max_minutes=1), llm=llm, sandbox=sandbox, clock=clock)
+        run_agent(limited, llm=llm, sandbox=sandbox, budget=Budget.start(limited, clock))
     assert caught.value.reason is HaltReason.BUDGET and "1 minutes" in caught.value.message
     assert "inside" not in caught.value.message and len(messages_api.bodies) == 2
 
@@ -186,7 +188,7 @@ def test_a_tool_call_that_runs_into_the_deadline_ends_the_attempt_naming_the_too
     )
     limited = request(max_minutes=1, allow_shell=True, command_timeout=2)
     with pytest.raises(Halt) as caught:
-        run_agent(limited, llm=llm, sandbox=sandbox, clock=clock)
+        run_agent(limited, llm=llm, sandbox=sandbox, budget=Budget.start(limited, clock))
     assert caught.value.reason is HaltReason.BUDGET, caught.value
     assert "1 minutes" in caught.value.message and "inside a call of the `run` tool" in caught.value.message
     assert started.exists() and not (broken_repo / "second").exists()  # the turn's next call never ran

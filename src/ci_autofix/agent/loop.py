@@ -30,7 +30,7 @@ from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.model import Diagnosis, Failure
 
 if TYPE_CHECKING:
-    from ci_autofix.agent.llm import Model
+    from ci_autofix.agent.llm import Model, Reply
 
 MAX_CUT_OFFS = 3  # consecutive replies cut at max_tokens before we give up
 MAX_REPEATED_ERRORS = 3  # the same tool call (name and input) failing this many times in a row halts
@@ -75,8 +75,9 @@ class Budget:
     max_turns: int
     max_cost_usd: float
     max_minutes: float
-    deadline: float  # on the run's clock
+    deadline: float  # on `clock`
     spend: Spend
+    clock: Callable[[], float] = time.monotonic  # the attempt's clock: the turns' and the tools' deadline
 
     @classmethod
     def start(cls, request: AgentRequest, clock: Callable[[], float] = time.monotonic) -> Budget:
@@ -86,15 +87,16 @@ class Budget:
             max_minutes=request.max_minutes,
             deadline=clock() + request.max_minutes * 60,
             spend=Spend(price_for(request.model)),
+            clock=clock,
         )
 
-    def exhausted(self, now: float) -> str | None:
+    def exhausted(self) -> str | None:
         """Which limit is used up (the words of the halt), or None while some of each is left."""
         if self.spend.turns >= self.max_turns:
             return f"the agent used all {self.max_turns} turns (`max-turns`)"
         if self.spend.cost_usd >= self.max_cost_usd:
             return f"the agent reached the ${self.max_cost_usd:.2f} cost limit (`max-cost-usd`)"
-        if now >= self.deadline:
+        if self.clock() >= self.deadline:
             return self.out_of_minutes()
         return None
 
@@ -149,8 +151,6 @@ def run_agent(
     *,
     llm: Model,
     sandbox: Sandbox,
-    secrets: Sequence[str] = (),
-    clock: Callable[[], float] = time.monotonic,
     on_turn: Callable[[int, float, list[str]], None] | None = None,
     budget: Budget | None = None,
     logs: JobLogs | None = None,
@@ -159,54 +159,52 @@ def run_agent(
     after each model turn, for progress reports. `budget` is the attempt's, when an earlier run
     of the same attempt spent part of it: this run gets only what is left, and its result (or
     halt) reports the attempt's spend so far. Without it the run starts a budget of its own
-    from `request`'s limits. `logs`, the failed jobs' stored logs, gives the agent the `logs` tool."""
-    secrets = (*request.secrets, *secrets)
-    budget = budget if budget is not None else Budget.start(request, clock)
+    from `request`'s limits. `logs`, the failed jobs' stored logs, gives the agent the `logs` tool.
+    The request's secrets are masked in everything sent to the model and everything reported."""
+    budget = budget if budget is not None else Budget.start(request)
     toolbox = Toolbox(
         sandbox,
         allowed_commands=request.allowed_commands,
         allow_shell=request.allow_shell,
         command_timeout=request.command_timeout,
-        secrets=secrets,
+        secrets=request.secrets,
         threads=request.threads,
         logs=logs,
-        deadline=Deadline(budget.deadline, clock),
+        deadline=Deadline(budget.deadline, budget.clock),
     )
     tools = toolbox.definitions()
     system = [{"type": "text", "text": prompts.load("agent_system")}]
-    messages: list[dict[str, Any]] = [first_message(request, secrets, logs)]
+    talk = _Conversation(request, toolbox, budget, [first_message(request, request.secrets, logs)])
     spend = budget.spend
-    cut_offs = 0
-    streak = _ErrorStreak()
-
-    def halt(reason: HaltReason, message: str, extra: dict[str, object] | None = None) -> Halt:
-        details = {**spend.details(), **(extra or {})}
-        kept = Kept(transcript=tuple(messages))  # the conversation so far, for a human
-        return Halt(reason, f"{message}; {spend.describe()}", details=details, spent=spend.spent(), kept=kept)
-
-    def result(finished: bool, summary: str = "") -> AgentResult:
-        done = toolbox.finished
-        return AgentResult(
-            summary=done.summary if done else summary,
-            root_cause=done.root_cause if done else "",
-            confidence=done.confidence if done else "low",
-            notes_left_as_is=done.notes_left_as_is if done else [],
-            threads=done.threads if done else [],
-            usage=spend.usage,
-            cost_usd=spend.cost_usd,
-            turns=spend.turns,
-            finished=finished,
-            model=request.model,
-            transcript=tuple(messages),
-        )
-
     while True:
-        if used_up := budget.exhausted(clock()):
-            raise halt(HaltReason.BUDGET, used_up)
+        if used_up := budget.exhausted():
+            raise talk.halt(HaltReason.BUDGET, used_up)
+        reply = talk.ask(llm, tools, system)
+        calls = [b for b in reply.content if b.get("type") == "tool_use"]
+        if on_turn is not None:
+            on_turn(spend.turns, spend.cost_usd, [str(c.get("name")) for c in calls])
+        if (result := talk.answer(reply, calls)) is not None:
+            return result
 
+
+@dataclass
+class _Conversation:
+    """One run's conversation with the model: the messages so far, and what the stop reasons count
+    (replies cut off in a row, the same tool call failing in a row)."""
+
+    request: AgentRequest
+    toolbox: Toolbox
+    budget: Budget
+    messages: list[dict[str, Any]]
+    cut_offs: int = 0
+    streak: _ErrorStreak = field(default_factory=_ErrorStreak)
+
+    def ask(self, llm: Model, tools: list[dict[str, Any]], system: list[dict[str, Any]]) -> Reply:
+        """The model's next reply, its usage added to the spend and its content to the conversation."""
         marked_tools, marked_system, marked_messages = with_breakpoints(
-            tools, system, messages, pinned=(0, 1)
+            tools, system, self.messages, pinned=(0, 1)
         )
+        request = self.request
         try:
             reply = llm.create(
                 model=request.model,
@@ -217,63 +215,102 @@ def run_agent(
                 **({"output_config": {"effort": request.effort}} if request.effort else {}),
             )
         except Halt as exc:
-            raise halt(exc.reason, exc.message) from None
-        spend.add(reply.usage)
-        messages.append({"role": "assistant", "content": reply.content})
-        calls = [b for b in reply.content if b.get("type") == "tool_use"]
-        if on_turn is not None:
-            on_turn(spend.turns, spend.cost_usd, [str(c.get("name")) for c in calls])
+            raise self.halt(exc.reason, exc.message) from None
+        self.budget.spend.add(reply.usage)
+        self.messages.append({"role": "assistant", "content": reply.content})
+        return reply
 
+    def answer(self, reply: Reply, calls: list[dict[str, Any]]) -> AgentResult | None:
+        """What the reply's stop reason calls for: the run's result, a halt (raised), or None to
+        send the conversation back for another turn."""
+        secrets = self.request.secrets
         if reply.stop_reason == "tool_use" and calls:
-            cut_offs = 0
-            results = []
-            for call in calls:
-                if toolbox.finished is None and toolbox.deadline.passed():
-                    raise halt(HaltReason.BUDGET, budget.out_of_minutes())
-                try:
-                    block = _run_tool(toolbox, call)
-                except OutOfTime as exc:
-                    raise halt(HaltReason.BUDGET, budget.out_of_minutes(exc.tool)) from None
-                results.append(block)
-                looping = streak.record(call, str(block["content"]), bool(block.get("is_error")))
-                if looping and toolbox.finished is None:
-                    raise halt(HaltReason.TOOL_ERROR_LOOP, streak.describe(secrets), streak.details(secrets))
-            if toolbox.finished is not None:
-                return result(finished=True)
-            messages.append({"role": "user", "content": results})
-        elif reply.stop_reason in ("end_turn", "stop_sequence", "tool_use"):
-            return result(
-                finished=toolbox.finished is not None, summary=redact(_text_of(reply.content), secrets)
-            )
-        elif reply.stop_reason == "pause_turn":
-            continue  # the model paused a long turn: send the conversation back as it is
-        elif reply.stop_reason == "max_tokens":
-            cut_offs += 1
-            if cut_offs >= MAX_CUT_OFFS:
-                raise halt(
-                    HaltReason.BUDGET,
-                    f"the model's replies were cut at the output limit "
-                    f"({request.max_tokens} tokens) {MAX_CUT_OFFS} times in a row",
-                )
-            # A tool call at the end of a cut-off reply may be truncated: never run it.
-            kept = [b for b in reply.content if b.get("type") != "tool_use"]
-            messages[-1] = {"role": "assistant", "content": kept or [{"type": "text", "text": "(cut off)"}]}
-            what = "its tool call was not run." if calls else "nothing was run."
-            messages.append(
-                {"role": "user", "content": [{"type": "text", "text": CUT_OFF_NOTE.format(what=what)}]}
-            )
-        elif reply.stop_reason == "refusal":
+            self.cut_offs = 0
+            return self._run_tools(calls)
+        if reply.stop_reason in ("end_turn", "stop_sequence", "tool_use"):
+            finished = self.toolbox.finished is not None
+            return self.result(finished=finished, summary=redact(_text_of(reply.content), secrets))
+        if reply.stop_reason == "pause_turn":
+            return None  # the model paused a long turn: send the conversation back as it is
+        if reply.stop_reason == "max_tokens":
+            self._cut_off(reply, calls)
+            return None
+        if reply.stop_reason == "refusal":
             details = reply.stop_details or {}
             category = details.get("category") or "unspecified"
-            raise halt(HaltReason.REFUSAL, f"the model declined to continue (category: {category})")
-        elif reply.stop_reason == "model_context_window_exceeded":
-            raise halt(HaltReason.CONTEXT_EXCEEDED, "the conversation outgrew the model's context window")
-        else:
-            return result(
-                finished=False,
-                summary=f"The model stopped for an unexpected reason "
-                f"({reply.stop_reason!r}). " + redact(_text_of(reply.content), secrets),
+            raise self.halt(HaltReason.REFUSAL, f"the model declined to continue (category: {category})")
+        if reply.stop_reason == "model_context_window_exceeded":
+            raise self.halt(
+                HaltReason.CONTEXT_EXCEEDED, "the conversation outgrew the model's context window"
             )
+        return self.result(
+            finished=False,
+            summary=f"The model stopped for an unexpected reason "
+            f"({reply.stop_reason!r}). " + redact(_text_of(reply.content), secrets),
+        )
+
+    def _run_tools(self, calls: list[dict[str, Any]]) -> AgentResult | None:
+        """Run the turn's tool calls in order: the result once `finish` was called, else None with
+        the tools' results added to the conversation."""
+        toolbox, budget, secrets = self.toolbox, self.budget, self.request.secrets
+        results = []
+        for call in calls:
+            if toolbox.finished is None and toolbox.deadline.passed():
+                raise self.halt(HaltReason.BUDGET, budget.out_of_minutes())
+            try:
+                block = _run_tool(toolbox, call)
+            except OutOfTime as exc:
+                raise self.halt(HaltReason.BUDGET, budget.out_of_minutes(exc.tool)) from None
+            results.append(block)
+            looping = self.streak.record(call, str(block["content"]), bool(block.get("is_error")))
+            if looping and toolbox.finished is None:
+                raise self.halt(
+                    HaltReason.TOOL_ERROR_LOOP, self.streak.describe(secrets), self.streak.details(secrets)
+                )
+        if toolbox.finished is not None:
+            return self.result(finished=True)
+        self.messages.append({"role": "user", "content": results})
+        return None
+
+    def _cut_off(self, reply: Reply, calls: list[dict[str, Any]]) -> None:
+        """A reply cut at the output limit: drop its tool calls and ask for shorter steps, or halt
+        when `MAX_CUT_OFFS` replies in a row were cut."""
+        self.cut_offs += 1
+        if self.cut_offs >= MAX_CUT_OFFS:
+            raise self.halt(
+                HaltReason.BUDGET,
+                f"the model's replies were cut at the output limit "
+                f"({self.request.max_tokens} tokens) {MAX_CUT_OFFS} times in a row",
+            )
+        # A tool call at the end of a cut-off reply may be truncated: never run it.
+        kept = [b for b in reply.content if b.get("type") != "tool_use"]
+        self.messages[-1] = {"role": "assistant", "content": kept or [{"type": "text", "text": "(cut off)"}]}
+        what = "its tool call was not run." if calls else "nothing was run."
+        self.messages.append(
+            {"role": "user", "content": [{"type": "text", "text": CUT_OFF_NOTE.format(what=what)}]}
+        )
+
+    def halt(self, reason: HaltReason, message: str, extra: dict[str, object] | None = None) -> Halt:
+        spend = self.budget.spend
+        details = {**spend.details(), **(extra or {})}
+        kept = Kept(transcript=tuple(self.messages))  # the conversation so far, for a human
+        return Halt(reason, f"{message}; {spend.describe()}", details=details, spent=spend.spent(), kept=kept)
+
+    def result(self, finished: bool, summary: str = "") -> AgentResult:
+        done, spend = self.toolbox.finished, self.budget.spend
+        return AgentResult(
+            summary=done.summary if done else summary,
+            root_cause=done.root_cause if done else "",
+            confidence=done.confidence if done else "low",
+            notes_left_as_is=done.notes_left_as_is if done else [],
+            threads=done.threads if done else [],
+            usage=spend.usage,
+            cost_usd=spend.cost_usd,
+            turns=spend.turns,
+            finished=finished,
+            model=self.request.model,
+            transcript=tuple(self.messages),
+        )
 
 
 def _run_tool(toolbox: Toolbox, call: dict[str, Any]) -> dict[str, Any]:
