@@ -151,12 +151,12 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             f"The dependencies could not be installed for the fixers and the agent: {code_span(failed.command)} ({failed.describe()})"
         )
 
-    seen = _Seen()
+    climb = _Climb(job, runner, sandbox, git, clean, logs)
     try:
-        return _climb(job, runner, sandbox, git, clean, plan, notes, seen, logs)
+        return _climb(climb, plan, notes)
     except Halt as halt:
         try:
-            kept = _keeping(halt, job, sandbox, git, seen)
+            kept = _keeping(halt, climb)
         except (GitError, OSError):  # keeping is a courtesy: the halt and its reason come first
             raise halt from None
         raise kept from None
@@ -191,21 +191,46 @@ def _check_reproduced(
 
 
 @dataclass
-class _Seen:
-    """What the climb has made so far: kept for a human when it halts."""
+class _Climb:
+    """One climb of the ladder after reproduction: what every rung works with (the job, the work
+    copy's sandbox, our git directory, the clean runs that verify) and what the rungs have made so
+    far (the last verification, the agent's result), kept for a human when the climb halts."""
 
+    job: LadderInput
+    runner: Runner
+    sandbox: Sandbox
+    git: Git
+    clean: CleanRuns
+    logs: JobLogs | None
     verification: Verification | None = None
     agent: AgentResult | None = None
 
+    def tree(self) -> str:
+        """The work copy's tree as it is now, in our git directory."""
+        return self.git.snapshot_tree(self.job.head_sha, self.sandbox.written)
 
-def _keeping(halt: Halt, job: LadderInput, sandbox: Sandbox, git: Git, seen: _Seen) -> Halt:
+    def changed(self) -> bool:
+        return self.tree() != self.git.tree_of(self.job.head_sha)
+
+    def verify(self) -> Verification | None:
+        """Verify the work copy's current fix on a clean checkout of exactly its tree."""
+        job, git = self.job, self.git
+        if not job.commands and not job.settings.test_command:
+            return None
+        tree = self.tree()
+        tests = test_paths(git.diff(job.head_sha, tree), read_blob=git_blob_reader(git))
+        return self.clean.verify(tree, test_paths=tests)
+
+
+def _keeping(halt: Halt, climb: _Climb) -> Halt:
     """`halt` with the work of the attempt (`Kept`): the change so far, as a diff and as a commit
     (never proposed, never pushed), its evidence and the agent's conversation."""
+    job, git = climb.job, climb.git
     transcript = (
-        *(seen.agent.transcript if seen.agent else ()),
+        *(climb.agent.transcript if climb.agent else ()),
         *(halt.kept.transcript if halt.kept else ()),
     )
-    tree = git.snapshot_tree(job.head_sha, sandbox.written)
+    tree = climb.tree()
     changed = tree != git.tree_of(job.head_sha)
     if not changed and not transcript:
         return halt
@@ -216,51 +241,61 @@ def _keeping(halt: Halt, job: LadderInput, sandbox: Sandbox, git: Git, seen: _Se
             job.head_sha,
             f"ci-autofix: the change of a halted attempt ({halt.reason.value}), not proposed\n",
         )
-    evidence = seen.verification.to_markdown() if changed and seen.verification else ""
+    evidence = climb.verification.to_markdown() if changed and climb.verification else ""
     diff = git.diff(job.head_sha, tree) if changed else ""
     return halt.keeping(Kept(diff=diff, commit=commit, evidence=evidence, transcript=transcript))
 
 
-def _climb(
-    job: LadderInput,
-    runner: Runner,
-    sandbox: Sandbox,
-    git: Git,
-    clean: CleanRuns,
-    plan: list[FixerSpec],
-    notes: list[str],
-    seen: _Seen,
-    logs: JobLogs | None,
-) -> Proposal:
+def _climb(climb: _Climb, plan: list[FixerSpec], notes: list[str]) -> Proposal:
     """The rungs after reproduction: fixers, the agent, the patch checks."""
-    settings, commands, partial = job.settings, job.commands, ""
-    runner.stage("deterministic fixers")
-    fixer_runs = run_fixers(sandbox, plan, tools_dir=job.tools_dir, timeout=settings.command_timeout)
-    for run in fixer_runs:
-        runner.info(f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)"))
-
-    verification = seen.verification = (
-        _verify(sandbox, job, git, clean) if _changed(git, sandbox, job.head_sha) else None
-    )
-    agent_result: AgentResult | None = None
+    fixer_runs = _fixer_rung(climb, plan)
+    partial = ""
     # a review's findings are the agent's to answer, whatever the fixers settled
-    if job.threads is not None or not _settled(job.diagnosis, fixer_runs, verification):
-        unavailable = agent_available(settings)
-        if unavailable is None:
-            agent_result, verification = _agent_rungs(job, sandbox, git, clean, runner, logs)
-            seen.agent, seen.verification = agent_result, verification
-        elif _changed(git, sandbox, job.head_sha):
-            partial = f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
+    if climb.job.threads is not None or not _settled(climb.job.diagnosis, fixer_runs, climb.verification):
+        partial = _agent_rung(climb)
+        if partial:
             notes.append(partial)
-        else:
-            raise Halt(
-                HaltReason.AGENT_DISABLED,
-                f"No deterministic fixer applies to this failure, and the agent is off: {unavailable}",
-            )
+    return _checked_patch(climb, fixer_runs, notes, partial=bool(partial))
 
-    runner.stage("checking the patch")
+
+def _fixer_rung(climb: _Climb, plan: list[FixerSpec]) -> list[FixerRun]:
+    """The deterministic fixers, and a verification of what they changed."""
+    climb.runner.stage("deterministic fixers")
+    fixer_runs = run_fixers(
+        climb.sandbox, plan, tools_dir=climb.job.tools_dir, timeout=climb.job.settings.command_timeout
+    )
+    for run in fixer_runs:
+        climb.runner.info(
+            f"  {run.name}: " + (run.skipped_reason or f"changed {len(run.changed_files)} file(s)")
+        )
+    climb.verification = climb.verify() if climb.changed() else None
+    return fixer_runs
+
+
+def _agent_rung(climb: _Climb) -> str:
+    """The agent, when it is available. Without it: the note that the fixers fixed only part of the
+    failure (when they changed something), or a halt."""
+    unavailable = agent_available(climb.job.settings)
+    if unavailable is None:
+        climb.agent, climb.verification = _agent_with_retry(climb)
+        return ""
+    if climb.changed():
+        return f"The fixers fixed part of the failure; the rest needs the agent: {unavailable}"
+    raise Halt(
+        HaltReason.AGENT_DISABLED,
+        f"No deterministic fixer applies to this failure, and the agent is off: {unavailable}",
+    )
+
+
+def _checked_patch(climb: _Climb, fixer_runs: list[FixerRun], notes: list[str], *, partial: bool) -> Proposal:
+    """The last rung: the fix as a commit, through the patch policy and the verification's verdict.
+    `partial`: the fixers fixed only part of the failure and the agent was off (a failed
+    verification is then expected, and said in the notes)."""
+    job, git, settings = climb.job, climb.git, climb.job.settings
+    agent_result = climb.agent
+    climb.runner.stage("checking the patch")
     spent = agent_result.spent() if agent_result is not None else None  # every halt below reports it
-    tree = git.snapshot_tree(job.head_sha, sandbox.written)
+    tree = climb.tree()
     if tree == git.tree_of(job.head_sha):
         if agent_result is not None:
             raise Halt(
@@ -270,10 +305,9 @@ def _climb(
                 spent=spent,
             )
         raise Halt(HaltReason.NO_CHANGES, "The fixers produced no change to propose.")
+    verification = climb.verification
     if verification is not None and verification.tree != tree:
-        verification = seen.verification = _verify(
-            sandbox, job, git, clean
-        )  # what is proposed is what was verified
+        verification = climb.verification = climb.verify()  # what is proposed is what was verified
     message = job.commit_message
     if not isinstance(message, str):
         message = message(fixer_runs, agent_result)
@@ -281,7 +315,7 @@ def _climb(
     diff = git.diff(job.head_sha, fix_sha)
     verdict = check_diff(
         diff,
-        protected=sandbox.protected,
+        protected=climb.sandbox.protected,
         max_changed_lines=settings.max_changed_lines,
         max_files=settings.max_files,
         read_blob=git_blob_reader(git),  # whole files, from our own git directory
@@ -319,16 +353,15 @@ def _climb(
         verdict=verdict,
         agent=agent_result,
         notes=notes,
-        commands=list(commands),
+        commands=list(job.commands),
     )
 
 
-def _agent_rungs(
-    job: LadderInput, sandbox: Sandbox, git: Git, clean: CleanRuns, runner: Runner, logs: JobLogs | None
-) -> tuple[AgentResult, Verification | None]:
+def _agent_with_retry(climb: _Climb) -> tuple[AgentResult, Verification | None]:
     """The agent, and one more turn with the new output when its fix still fails. Both runs draw
     on one budget, the attempt's: the retry gets what the first run left of `max-turns`,
     `max-cost-usd` and `max-minutes`, and halts `budget` when nothing is left."""
+    job, runner = climb.job, climb.runner
     runner.stage("fix agent")
     llm = job.llm_factory()
     context = list(job.context)
@@ -341,12 +374,12 @@ def _agent_rungs(
     result = run_agent(
         request,
         llm=llm,
-        sandbox=sandbox,
+        sandbox=climb.sandbox,
         on_turn=progress,
         budget=budget,
-        logs=logs,
+        logs=climb.logs,
     )
-    verification = _verify(sandbox, job, git, clean)
+    verification = climb.verify()
     if verification is not None and verification.outcome == "failed":
         runner.stage("fix agent: one more turn with the new output")
         context.append(
@@ -359,10 +392,10 @@ def _agent_rungs(
             retry = run_agent(
                 _request(job, context),
                 llm=llm,
-                sandbox=sandbox,
+                sandbox=climb.sandbox,
                 on_turn=progress,
                 budget=budget,
-                logs=logs,
+                logs=climb.logs,
             )
             result = replace(retry, transcript=(*result.transcript, *retry.transcript))
         except Halt as halt:
@@ -373,7 +406,7 @@ def _agent_rungs(
                 spent=halt.spent,
                 kept=Kept(transcript=(*result.transcript, *(halt.kept.transcript if halt.kept else ()))),
             ) from None
-        verification = _verify(sandbox, job, git, clean)
+        verification = climb.verify()
     return result, verification
 
 
@@ -394,19 +427,6 @@ def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
         failing_commands=job.commands,
         threads=job.threads,
     )
-
-
-def _verify(sandbox: Sandbox, job: LadderInput, git: Git, clean: CleanRuns) -> Verification | None:
-    """Verify the work copy's current fix on a clean checkout of exactly its tree."""
-    if not job.commands and not job.settings.test_command:
-        return None
-    tree = git.snapshot_tree(job.head_sha, sandbox.written)
-    tests = test_paths(git.diff(job.head_sha, tree), read_blob=git_blob_reader(git))
-    return clean.verify(tree, test_paths=tests)
-
-
-def _changed(git: Git, sandbox: Sandbox, head_sha: str) -> bool:
-    return git.snapshot_tree(head_sha, sandbox.written) != git.tree_of(head_sha)
 
 
 def _settled(diagnosis: Diagnosis, fixer_runs: list[FixerRun], verification: Verification | None) -> bool:
