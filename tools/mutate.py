@@ -1100,6 +1100,27 @@ MUTATIONS = [
         BOUNDS,
     ),
     Mutation(
+        "policy-source-multiline-string-not-carried",
+        "policy/source.py",
+        'self.inside = ("string", close, escapes)',
+        "pass",
+        ("tests/policy/test_source.py",),
+    ),
+    Mutation(
+        "policy-source-block-comment-never-closes",
+        "policy/source.py",
+        '            views.both(" ")\n            self.inside = None\n',
+        '            views.both(" ")\n',
+        ("tests/policy/test_source.py",),
+    ),
+    Mutation(
+        "policy-source-rust-char-is-code",
+        "policy/source.py",
+        "if literal:  # a char literal",
+        "if False:  # a char literal",
+        ("tests/policy/test_source.py",),
+    ),
+    Mutation(
         "agent-cut-offs-unbounded",
         "agent/loop.py",
         "if self.cut_offs >= MAX_CUT_OFFS:",

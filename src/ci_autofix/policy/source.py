@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePosixPath
 
@@ -171,98 +171,129 @@ def scan(lines: Sequence[str], language: Language) -> list[View]:
     syntax = _SYNTAX.get(language)
     if syntax is None:
         return [View(line, "", line) for line in lines]
-    special = _special(syntax)
-    views: list[View] = []
+    scanner = _Scanner(syntax, _special(syntax))
+    return [scanner.line(line) for line in lines]
+
+
+@dataclass
+class _Views:
+    """One line's three views, as they are built."""
+
+    code: list[str] = field(default_factory=list)
+    comment: list[str] = field(default_factory=list)
+    bare: list[str] = field(default_factory=list)
+
+    def both(self, text: str) -> None:
+        """Code, kept as it is in `code` and in `bare`."""
+        self.code.append(text)
+        self.bare.append(text)
+
+    def view(self) -> View:
+        return View(
+            "".join(self.code), " ".join(c.strip() for c in self.comment if c.strip()), "".join(self.bare)
+        )
+
+
+@dataclass
+class _Scanner:
+    """`scan` of one run of lines: each step reads from a position on a line to past what starts
+    there, and returns that position."""
+
+    syntax: _Syntax
+    special: re.Pattern[str]
     # what we are inside of at the start of a line: None, ("comment", close) or ("string", close, escapes)
     inside: tuple[str, str, bool] | None = None
-    for line in lines:
-        code: list[str] = []
-        comment: list[str] = []
-        bare: list[str] = []
+
+    def line(self, line: str) -> View:
+        views = _Views()
         i, n = 0, len(line)
         while i < n:
-            if inside is not None and inside[0] == "comment":
-                end = line.find(inside[1], i)
-                if end < 0:
-                    comment.append(line[i:])
-                    i = n
-                    break
-                comment.append(line[i:end])
-                i = end + len(inside[1])
-                code.append(" ")
-                bare.append(" ")
-                inside = None
+            if self.inside is not None:
+                i = self._inside(line, i, self.inside, views)
                 continue
-            if inside is not None:  # a string that spans lines
-                close, escapes = inside[1], inside[2]
-                end = _string_end(line, i, close, escapes)
-                if end < 0:
-                    bare.append(line[i:])
-                    i = n
-                    break
-                bare.append(line[i : end + len(close)])
-                code.append(close)
-                i = end + len(close)
-                inside = None
-                continue
-            plain = special.search(line, i)  # copy the run of ordinary characters in one step
+            plain = self.special.search(line, i)  # copy the run of ordinary characters in one step
             stop = plain.start() if plain else n
             if stop > i:
-                code.append(line[i:stop])
-                bare.append(line[i:stop])
+                views.both(line[i:stop])
                 i = stop
                 continue
-            char = line[i]
-            if line.startswith(syntax.line_comments, i) and (
-                not syntax.hash_needs_space or i == 0 or line[i - 1] in " \t;"
-            ):
-                comment.append(line[i:])
-                break
-            if syntax.block_comment and line.startswith(syntax.block_comment[0], i):
-                inside = ("comment", syntax.block_comment[1], False)
-                i += len(syntax.block_comment[0])
-                continue
-            if syntax.rust_literals and char in "br" and (i == 0 or not _ident(line[i - 1])):
-                raw = _RUST_RAW.match(line, i)
-                if raw:
-                    close = '"' + raw.group(1)
-                    opener = raw.group(0)
-                    code.append(opener)
-                    bare.append(opener)
-                    i += len(opener)
-                    inside = ("string", close, False)
-                    continue
-            if syntax.rust_literals and char == "'":
-                literal = _RUST_CHAR.match(line, i)
-                if literal:  # a char literal; otherwise a lifetime, which is code
-                    code.append("''")
-                    bare.append(literal.group(0))
-                    i = literal.end()
-                    continue
-            opened = next((s for s in syntax.strings if line.startswith(s[0], i)), None)
-            if opened is not None:
-                opener, close, escapes, multiline = opened
-                code.append(opener)
-                bare.append(opener)
-                i += len(opener)
-                end = _string_end(line, i, close, escapes)
-                if end < 0:
-                    bare.append(line[i:])
-                    i = n
-                    if multiline:
-                        inside = ("string", close, escapes)
-                    else:
-                        code.append(close)  # an unterminated one-line string ends with its line
-                    break
-                bare.append(line[i : end + len(close)])
-                code.append(close)
-                i = end + len(close)
-                continue
-            code.append(char)
-            bare.append(char)
-            i += 1
-        views.append(View("".join(code), " ".join(c.strip() for c in comment if c.strip()), "".join(bare)))
-    return views
+            i = self._special_at(line, i, views)
+        return views.view()
+
+    def _inside(self, line: str, i: int, inside: tuple[str, str, bool], views: _Views) -> int:
+        """In a block comment or a string that spans lines (`inside`): to its end, or to the line's end."""
+        kind, close, escapes = inside
+        if kind == "comment":
+            end = line.find(close, i)
+            if end < 0:
+                views.comment.append(line[i:])
+                return len(line)
+            views.comment.append(line[i:end])
+            views.both(" ")
+            self.inside = None
+            return end + len(close)
+        end = _string_end(line, i, close, escapes)
+        if end < 0:
+            views.bare.append(line[i:])
+            return len(line)
+        views.bare.append(line[i : end + len(close)])
+        views.code.append(close)
+        self.inside = None
+        return end + len(close)
+
+    def _special_at(self, line: str, i: int, views: _Views) -> int:
+        """What starts at `i`: a comment, a string, a Rust literal, or one ordinary character."""
+        syntax = self.syntax
+        if line.startswith(syntax.line_comments, i) and (
+            not syntax.hash_needs_space or i == 0 or line[i - 1] in " \t;"
+        ):
+            views.comment.append(line[i:])
+            return len(line)
+        if syntax.block_comment and line.startswith(syntax.block_comment[0], i):
+            self.inside = ("comment", syntax.block_comment[1], False)
+            return i + len(syntax.block_comment[0])
+        if syntax.rust_literals and (past := self._rust_literal(line, i, views)) is not None:
+            return past
+        opened = next((s for s in syntax.strings if line.startswith(s[0], i)), None)
+        if opened is not None:
+            return self._string(line, i, opened, views)
+        views.both(line[i])
+        return i + 1
+
+    def _rust_literal(self, line: str, i: int, views: _Views) -> int | None:
+        """A raw string's opener or a char literal at `i` (None: neither is there)."""
+        char = line[i]
+        if char in "br" and (i == 0 or not _ident(line[i - 1])):
+            raw = _RUST_RAW.match(line, i)
+            if raw:
+                opener = raw.group(0)
+                views.both(opener)
+                self.inside = ("string", '"' + raw.group(1), False)
+                return i + len(opener)
+        if char == "'":
+            literal = _RUST_CHAR.match(line, i)
+            if literal:  # a char literal; otherwise a lifetime, which is code
+                views.code.append("''")
+                views.bare.append(literal.group(0))
+                return literal.end()
+        return None
+
+    def _string(self, line: str, i: int, opened: tuple[str, str, bool, bool], views: _Views) -> int:
+        """A string opened at `i` by `opened`'s opener: to its close, or to the line's end."""
+        opener, close, escapes, multiline = opened
+        views.both(opener)
+        i += len(opener)
+        end = _string_end(line, i, close, escapes)
+        if end < 0:
+            views.bare.append(line[i:])
+            if multiline:
+                self.inside = ("string", close, escapes)
+            else:
+                views.code.append(close)  # an unterminated one-line string ends with its line
+            return len(line)
+        views.bare.append(line[i : end + len(close)])
+        views.code.append(close)
+        return end + len(close)
 
 
 _SPECIALS: dict[int, re.Pattern[str]] = {}
