@@ -1121,6 +1121,13 @@ MUTATIONS = [
         ("tests/policy/test_source.py",),
     ),
     Mutation(
+        "shell-output-not-read",
+        "shell.py",
+        "                self.buffer.add(chunk)",
+        "                pass",
+        ("tests/test_shell.py",),
+    ),
+    Mutation(
         "agent-cut-offs-unbounded",
         "agent/loop.py",
         "if self.cut_offs >= MAX_CUT_OFFS:",

@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ci_autofix import reap
 from ci_autofix.redact import find_secrets
@@ -170,52 +171,71 @@ def run(
             command = starting.track(proc.pid)
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
         return Completed(argv, None, f"{exc.strerror or exc}: {argv[0]}", 0.0, not_found=True)
-    buffer = _CappedBuffer(max_output)
     assert proc.stdout is not None
-
-    fd = proc.stdout.fileno()
-
-    def pump() -> None:
-        with contextlib.suppress(OSError):
-            while chunk := os.read(fd, _CHUNK):
-                buffer.add(chunk)
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
+    output = _Reader(proc.stdout, max_output)
     if stdin is not None and proc.stdin is not None:
-        # Written from a thread: a command that never reads its input must not block us past the timeout.
-        pipe = proc.stdin
+        _feed(proc.stdin, stdin)
+    timed_out = _wait(proc, timeout)  # its group killed: its children must not outlive it,
+    reap.done(command)
+    try:
+        # nor may what left the group: this also closes the pipe they may hold, so the reader ends.
+        reaped = reap.sweep(command, argv[0], uid=user if dedicated_user else None, gid=group)
+    finally:
+        output.close()
+    return Completed(
+        argv=argv,
+        exit_code=None if timed_out else proc.returncode,
+        output=output.buffer.text(),
+        duration_s=time.monotonic() - start,
+        timed_out=timed_out,
+        truncated=output.buffer.dropped > 0,
+        reaped=reaped,
+    )
 
-        def feed() -> None:
-            with contextlib.suppress(OSError):
-                pipe.write(stdin)
-                pipe.close()
 
-        threading.Thread(target=feed, daemon=True).start()
+class _Reader:
+    """A command's output, read as it comes by a thread of its own into a capped buffer."""
+
+    def __init__(self, pipe: IO[bytes], cap: int) -> None:
+        self.pipe = pipe
+        self.buffer = _CappedBuffer(cap)
+        self._fd = pipe.fileno()
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := os.read(self._fd, _CHUNK):
+                self.buffer.add(chunk)
+
+    def close(self) -> None:
+        self._thread.join(timeout=5)
+        self.pipe.close()
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """Write a command's input from a thread: a command that never reads its input must not block us
+    past the timeout."""
+
+    def feed() -> None:
+        with contextlib.suppress(OSError):
+            pipe.write(data)
+            pipe.close()
+
+    threading.Thread(target=feed, daemon=True).start()
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait for the command until `timeout`, then kill its whole group: a command's children (a test
+    server, `sleep` in a fork) must not outlive it. True when it timed out."""
     timed_out = False
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-    # Kill the whole group: a command's children (a test server, `sleep` in a fork) must not outlive it.
     _kill_group(proc.pid)
     proc.wait()
-    reap.done(command)
-    try:
-        # ... nor what left the group: this also closes the pipe they may hold, so the reader ends.
-        reaped = reap.sweep(command, argv[0], uid=user if dedicated_user else None, gid=group)
-    finally:
-        reader.join(timeout=5)
-        proc.stdout.close()
-    return Completed(
-        argv=argv,
-        exit_code=None if timed_out else proc.returncode,
-        output=buffer.text(),
-        duration_s=time.monotonic() - start,
-        timed_out=timed_out,
-        truncated=buffer.dropped > 0,
-        reaped=reaped,
-    )
+    return timed_out
 
 
 def _kill_group(pgid: int) -> None:
