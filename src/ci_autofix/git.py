@@ -396,64 +396,30 @@ def push_error(push: PushResult, *, doing: str, again: str, note: str = "") -> U
     how to retry ("dispatch apply again"); `note` says what was done about it (a branch deleted).
     """
     said = _remote_said(push.output)
+    why, remedy = _push_failure(push, again)
+    cause = f"git could not {doing}: {why}."
+    if said:
+        cause += "\n" + said
+    if note:
+        cause += f"\n{note}"
+    return UserError(cause, remedy)
+
+
+def _push_failure(push: PushResult, again: str) -> tuple[str, str]:
+    """Why a push failed and what to do (`again` says how to retry), from git's and GitHub's words:
+    a timeout, a rule or the token (`_refusal`), GitHub failing, the network, or none of these."""
     lowered = push.output.lower()
     if push.timed_out:
         why = f"git timed out after {push.duration_s:.0f}s and was stopped: the server did not finish the push in time"
-        remedy = f"GitHub may be slow or having an incident ({_GITHUB_STATUS}); {again} later."
-    elif "gh006" in lowered or "protected branch" in lowered:
-        why = "a branch protection rule refused it (GH006)"
-        remedy = (
-            "Allow the token's identity to push to the branch in its protection rule (Settings → "
-            "Branches; `github-actions[bot]` for the GITHUB_TOKEN, the `ci-token`'s owner when it "
-            f"is given), or merge the fix by hand; then {again}."
-        )
-    elif "push protection" in lowered or "cannot contain secrets" in lowered:
-        why = "GitHub's push protection found what looks like a secret in the commit"
-        remedy = (
-            "Read the commit's diff for the secret GitHub names: a fix must not carry one, so do not "
-            f"bypass the protection; if it is a false positive, mark it so on GitHub, then {again}."
-        )
-    elif "gh013" in lowered or "rule violations" in lowered:
-        why = "a repository ruleset refused it (GH013)"
-        remedy = (
-            "Add the token's identity to the ruleset's bypass list (Settings → Rules → Rulesets), or "
-            f"change the rule the message names; then {again}."
-        )
-    elif "to create or update workflow" in lowered:
-        # GitHub's words for an App without `workflows` and for an OAuth token without `workflow`
-        why = "the change touches a workflow file, which the token may not change"
-        remedy = (
-            "Pass a `ci-token` that may change workflows (a PAT with the `workflow` scope, or an App "
-            f"token with `workflows: write`); the GITHUB_TOKEN never can. Then {again}."
-        )
-    elif _REJECTED_BY_REMOTE in push.output or "hook declined" in lowered:
-        why = "a hook on the server refused it"
-        remedy = (
-            f"Read the server's message above; ask the repository's admins what it requires; then {again}."
-        )
-    elif "returned error: 403" in lowered or ("permission to" in lowered and "denied" in lowered):
-        why = "GitHub refused the token (403)"
-        remedy = (
-            "Give the job `contents: write` in its `permissions:`; a `ci-token`, when given, is used "
-            f"to push and must be allowed to push to the repository. Then {again}."
-        )
-    elif (
-        "returned error: 401" in lowered
-        or "authentication failed" in lowered
-        or "could not read username" in lowered
-    ):
-        why = "GitHub rejected the token (401)"
-        remedy = (
-            "Pass a valid token (`github-token`, and `ci-token` when given): an expired token, or "
-            f"one for another repository or GitHub host, does not work. Then {again}."
-        )
-    elif code := re.search(r"returned error: (5\d\d)", lowered):
-        why = f"GitHub's git service failed (HTTP {code.group(1)})"
-        remedy = (
+        return why, f"GitHub may be slow or having an incident ({_GITHUB_STATUS}); {again} later."
+    if refusal := _refusal(push.output, lowered, again):
+        return refusal
+    if code := re.search(r"returned error: (5\d\d)", lowered):
+        return f"GitHub's git service failed (HTTP {code.group(1)})", (
             f"GitHub may be having an incident ({_GITHUB_STATUS}); {again} in a few minutes. "
             "The push may have landed even so: a re-run finds it."
         )
-    elif any(
+    if any(
         words in lowered
         for words in (
             "could not resolve host",
@@ -466,17 +432,56 @@ def push_error(push: PushResult, *, doing: str, again: str, note: str = "") -> U
             "unable to access",
         )
     ):
-        why = "the git server could not be reached"
-        remedy = f"Check the runner's network access to GitHub and `GITHUB_SERVER_URL`; then {again}."
-    else:
-        why = "git gave no reason this recognises"
-        remedy = f"Read git's message above; {again} once its cause is fixed."
-    cause = f"git could not {doing}: {why}."
-    if said:
-        cause += "\n" + said
-    if note:
-        cause += f"\n{note}"
-    return UserError(cause, remedy)
+        return "the git server could not be reached", (
+            f"Check the runner's network access to GitHub and `GITHUB_SERVER_URL`; then {again}."
+        )
+    return "git gave no reason this recognises", f"Read git's message above; {again} once its cause is fixed."
+
+
+def _refusal(output: str, lowered: str, again: str) -> tuple[str, str] | None:
+    """Why GitHub refused the push (a protection rule, push protection, a ruleset, a workflow file,
+    a hook, the token) and what to do, when its words say so (`lowered`: `output` in lower case)."""
+    if "gh006" in lowered or "protected branch" in lowered:
+        return "a branch protection rule refused it (GH006)", (
+            "Allow the token's identity to push to the branch in its protection rule (Settings → "
+            "Branches; `github-actions[bot]` for the GITHUB_TOKEN, the `ci-token`'s owner when it "
+            f"is given), or merge the fix by hand; then {again}."
+        )
+    if "push protection" in lowered or "cannot contain secrets" in lowered:
+        return "GitHub's push protection found what looks like a secret in the commit", (
+            "Read the commit's diff for the secret GitHub names: a fix must not carry one, so do not "
+            f"bypass the protection; if it is a false positive, mark it so on GitHub, then {again}."
+        )
+    if "gh013" in lowered or "rule violations" in lowered:
+        return "a repository ruleset refused it (GH013)", (
+            "Add the token's identity to the ruleset's bypass list (Settings → Rules → Rulesets), or "
+            f"change the rule the message names; then {again}."
+        )
+    if "to create or update workflow" in lowered:
+        # GitHub's words for an App without `workflows` and for an OAuth token without `workflow`
+        return "the change touches a workflow file, which the token may not change", (
+            "Pass a `ci-token` that may change workflows (a PAT with the `workflow` scope, or an App "
+            f"token with `workflows: write`); the GITHUB_TOKEN never can. Then {again}."
+        )
+    if _REJECTED_BY_REMOTE in output or "hook declined" in lowered:
+        return "a hook on the server refused it", (
+            f"Read the server's message above; ask the repository's admins what it requires; then {again}."
+        )
+    if "returned error: 403" in lowered or ("permission to" in lowered and "denied" in lowered):
+        return "GitHub refused the token (403)", (
+            "Give the job `contents: write` in its `permissions:`; a `ci-token`, when given, is used "
+            f"to push and must be allowed to push to the repository. Then {again}."
+        )
+    if (
+        "returned error: 401" in lowered
+        or "authentication failed" in lowered
+        or "could not read username" in lowered
+    ):
+        return "GitHub rejected the token (401)", (
+            "Pass a valid token (`github-token`, and `ci-token` when given): an expired token, or "
+            f"one for another repository or GitHub host, does not work. Then {again}."
+        )
+    return None
 
 
 def _remote_said(output: str, limit: int = 12) -> str:
