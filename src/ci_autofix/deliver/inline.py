@@ -163,12 +163,42 @@ def _whole_file(header: Header) -> str:
 def _suggest(
     path: str, unihunk: UniHunk, lines: list[_Line], spans: list[_Span] | None, note: str
 ) -> Inline | Unmapped:
+    """The suggestion for one hunk of the fix, or why it has none. `spans`: the PR diff's hunks of
+    the file (None when the pull request does not change it)."""
+    change = _change(unihunk, lines)
+    mapped = _mapped(change, spans)
+    if isinstance(mapped, str):
+        return Unmapped(path, change.start, len(change.old), mapped)
+    old, new, span = mapped
+    if why := _not_the_fix(old, new, span):
+        return Unmapped(path, change.start, len(change.old), why)
+    first_line, last_line = old[0].old, old[-1].old
+    return Inline(
+        path=path,
+        line=last_line,
+        start_line=first_line if last_line > first_line else None,
+        body=_body([line.text for line in new], note),
+    )
+
+
+@dataclass(frozen=True)
+class _Change:
+    """A fix hunk without its leading and trailing context: the head lines it replaces (`old`),
+    the lines that replace them (`new`), and where (`start`: the first of `old`, or the line an
+    insertion comes after, 0 for the top of the file)."""
+
+    region: list[_Line]
+    old: list[_Line]
+    new: list[_Line]
+    start: int
+
+
+def _change(unihunk: UniHunk, lines: list[_Line]) -> _Change:
     changed = [i for i, line in enumerate(lines) if line.kind != " "]
     first, last = changed[0], changed[-1]
     region = lines[first : last + 1]
     old = [line for line in region if line.kind != "+"]
     new = [line for line in region if line.kind != "-"]
-    count = len(old)
     if old:
         start = old[0].old
     elif first > 0:  # an insertion after the context line before it (git's convention: after `start`)
@@ -177,55 +207,59 @@ def _suggest(
         start = int(unihunk.source_start)
     else:  # inserted before the hunk's first context line: at the top of the file
         start = int(unihunk.source_start) - 1
+    return _Change(region, old, new, start)
 
-    def unmapped(why: str) -> Unmapped:
-        return Unmapped(path, start, count, why)
 
+def _mapped(change: _Change, spans: list[_Span] | None) -> tuple[list[_Line], list[_Line], _Span] | str:
+    """The head lines a suggestion replaces and its lines (an insertion widened to a head line next
+    to it), with the PR diff's hunk that shows those head lines; or why there is none."""
+    region = change.region
     if any(_not_utf8(line.text) for line in region):
-        return unmapped("not UTF-8 text")
+        return "not UTF-8 text"
     if any("\r" in line.text for line in region):
-        return unmapped("a carriage return inside a line, which a suggestion cannot show")
+        return "a carriage return inside a line, which a suggestion cannot show"
     if spans is None:
-        return unmapped(f"{OUTSIDE}: the pull request does not change this file")
+        return f"{OUTSIDE}: the pull request does not change this file"
+    old, new = change.old, change.new
     if not old:
-        widened = _widen(start, spans)
+        widened = _widen(change.start, spans)
         if widened is None:
-            return unmapped(OUTSIDE)
+            return OUTSIDE
         number, text, eol, before = widened
         anchor = _Line(" ", text, eol, number, 0)
         old = [anchor]
         new = [anchor, *new] if before else [*new, anchor]
-    first_line, last_line = old[0].old, old[-1].old
+    span = _span_showing(old[0].old, old[-1].old, spans)
+    return span if isinstance(span, str) else (old, new, span)
+
+
+def _span_showing(first_line: int, last_line: int, spans: list[_Span]) -> _Span | str:
+    """The PR diff's hunk that shows head lines `first_line..last_line`, or why none does."""
     span = next((s for s in spans if s.first <= first_line and last_line <= s.last), None)
-    if span is None:
-        touched = [s for s in spans if s.first <= last_line and first_line <= s.last]
-        if len(touched) > 1:
-            return unmapped(
-                f"spans {len(touched)} hunks of the pull request's diff; a suggestion must lie inside one"
-            )
-        if touched:
-            return unmapped(
-                f"reaches {OUTSIDE} (its hunk there shows lines {touched[0].first}-{touched[0].last})"
-            )
-        return unmapped(OUTSIDE)
+    if span is not None:
+        return span
+    touched = [s for s in spans if s.first <= last_line and first_line <= s.last]
+    if len(touched) > 1:
+        return f"spans {len(touched)} hunks of the pull request's diff; a suggestion must lie inside one"
+    if touched:
+        return f"reaches {OUTSIDE} (its hunk there shows lines {touched[0].first}-{touched[0].last})"
+    return OUTSIDE
+
+
+def _not_the_fix(old: list[_Line], new: list[_Line], span: _Span) -> str:
+    """Why committing the suggestion would not give the fix's text ("" when it would): a head line
+    the PR's diff shows otherwise, or line endings the fix changes."""
     for line in old:
         if span.lines.get(line.old) != (line.text, line.eol):
-            return unmapped(
+            return (
                 f"line {line.old} differs between the fix's diff and the pull request's diff; "
                 "they are not diffs of the same head commit"
             )
     if ("" in {line.eol for line in old}) != ("" in {line.eol for line in new}):
-        return unmapped(
-            "the fix changes whether the file ends with a newline, which a suggestion cannot show"
-        )
+        return "the fix changes whether the file ends with a newline, which a suggestion cannot show"
     if len({line.eol for line in (*old, *new) if line.eol}) > 1:
-        return unmapped("the fix changes line endings (CRLF and LF), which a suggestion cannot show")
-    return Inline(
-        path=path,
-        line=last_line,
-        start_line=first_line if last_line > first_line else None,
-        body=_body([line.text for line in new], note),
-    )
+        return "the fix changes line endings (CRLF and LF), which a suggestion cannot show"
+    return ""
 
 
 def _widen(after: int, spans: list[_Span]) -> tuple[int, str, str, bool] | None:
