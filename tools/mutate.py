@@ -1128,6 +1128,13 @@ MUTATIONS = [
         ("tests/test_shell.py",),
     ),
     Mutation(
+        "header-rename-line-ignored",
+        "policy/header.py",
+        "    if named_new:\n        new = unquote(named_new)\n",
+        "",
+        ("tests/policy/test_kinds_diffs.py",),
+    ),
+    Mutation(
         "agent-cut-offs-unbounded",
         "agent/loop.py",
         "if self.cut_offs >= MAX_CUT_OFFS:",

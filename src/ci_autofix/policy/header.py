@@ -79,49 +79,11 @@ def split_sections(text: str) -> list[tuple[list[str], str]] | None:
 
 def read_header(lines: list[str]) -> Header:
     """The paths, modes, blob ids and kind of change that one file's header lines state."""
-    fields: dict[str, str] = {}
-    minus = plus = None
-    binary = False
-    for line in lines[1:]:
-        if line.startswith("--- "):
-            minus = line[4:]
-        elif line.startswith("+++ "):
-            plus = line[4:]
-        elif line.startswith(("Binary files ", "GIT binary patch")):
-            binary = True
-        else:
-            key, _, value = line.partition(" ")
-            for name in (
-                "rename from",
-                "rename to",
-                "copy from",
-                "copy to",
-                "new file mode",
-                "deleted file mode",
-            ):
-                if line.startswith(name + " "):
-                    key, value = name, line[len(name) + 1 :]
-                    break
-            else:
-                if line.startswith(("old mode ", "new mode ")):
-                    key, value = line[:8], line[9:]
-            fields.setdefault(key, value)
-    old, new, prefixed = _header_names(lines[0][len(_DIFF_GIT) :])
+    said = _extended(lines[1:])
+    fields = said.fields
+    old, new = _paths(lines[0], said)
     added = "new file mode" in fields or "copy to" in fields
     deleted = "deleted file mode" in fields
-    named_old = fields.get("rename from") or fields.get("copy from")
-    named_new = fields.get("rename to") or fields.get("copy to")
-    if named_old:
-        old = unquote(named_old)
-    if named_new:
-        new = unquote(named_new)
-    if old is None or new is None:  # an unsplittable header: the ---/+++ lines must name the file
-        old = old or _side_name(minus, prefixed)
-        new = new or _side_name(plus, prefixed)
-    if old is None and new is None:
-        raise UnidiffParseError(f"no path can be read from {lines[0][:200]!r}")
-    if "copy from" in fields:
-        old = None  # a copy leaves its source alone: the diff adds one file
     old_mode = fields.get("old mode") or fields.get("deleted file mode")
     new_mode = fields.get("new mode") or fields.get("new file mode")
     index = _INDEX.match("index " + fields["index"]) if "index" in fields else None
@@ -135,12 +97,71 @@ def read_header(lines: list[str]) -> Header:
         new_path=None if deleted else new,
         added=added,
         deleted=deleted,
-        binary=binary,
+        binary=said.binary,
         old_mode=old_mode,
         new_mode=new_mode,
         old_blob=old_blob,
         new_blob=new_blob,
     )
+
+
+@dataclass(frozen=True)
+class _Extended:
+    """What the lines after `diff --git` say: the extended lines by name (the first of each kept),
+    the names on `---`/`+++`, and whether the change is binary."""
+
+    fields: dict[str, str]
+    minus: str | None
+    plus: str | None
+    binary: bool
+
+
+_NAMED = ("rename from", "rename to", "copy from", "copy to", "new file mode", "deleted file mode")
+
+
+def _extended(lines: list[str]) -> _Extended:
+    fields: dict[str, str] = {}
+    minus = plus = None
+    binary = False
+    for line in lines:
+        if line.startswith("--- "):
+            minus = line[4:]
+        elif line.startswith("+++ "):
+            plus = line[4:]
+        elif line.startswith(("Binary files ", "GIT binary patch")):
+            binary = True
+        else:
+            key, _, value = line.partition(" ")
+            for name in _NAMED:
+                if line.startswith(name + " "):
+                    key, value = name, line[len(name) + 1 :]
+                    break
+            else:
+                if line.startswith(("old mode ", "new mode ")):
+                    key, value = line[:8], line[9:]
+            fields.setdefault(key, value)
+    return _Extended(fields, minus, plus, binary)
+
+
+def _paths(diff_git: str, said: _Extended) -> tuple[str | None, str | None]:
+    """The old and new names: from `rename`/`copy` lines, else the `diff --git` line, else the
+    `---`/`+++` lines; no old name for a copy (it adds one file and leaves its source alone)."""
+    fields = said.fields
+    old, new, prefixed = _header_names(diff_git[len(_DIFF_GIT) :])
+    named_old = fields.get("rename from") or fields.get("copy from")
+    named_new = fields.get("rename to") or fields.get("copy to")
+    if named_old:
+        old = unquote(named_old)
+    if named_new:
+        new = unquote(named_new)
+    if old is None or new is None:  # an unsplittable header: the ---/+++ lines must name the file
+        old = old or _side_name(said.minus, prefixed)
+        new = new or _side_name(said.plus, prefixed)
+    if old is None and new is None:
+        raise UnidiffParseError(f"no path can be read from {diff_git[:200]!r}")
+    if "copy from" in fields:
+        old = None  # a copy leaves its source alone: the diff adds one file
+    return old, new
 
 
 def _header_names(rest: str) -> tuple[str | None, str | None, bool]:
