@@ -253,14 +253,36 @@ def _fallback_spans(
     """Error lines no parser claimed (with what follows them) and the failed steps' or log's tail."""
     spans: list[Span] = []
     for first, end in failed:
-        if rules.summary_lines:
-            spans.append(Span(max(first, end - rules.summary_lines), end, 2, rank=0))
-        spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
-        spans.append(Span(max(first, end - LONG_TAIL_LINES), end, LONG_TAIL_PRIORITY, rank=0))
+        spans += _tails(first, end, rules)
         echoed = _last_echo(view, first, end, rules.echo)
         if echoed is not None:
             spans.append(Span(echoed, echoed, 1, rank=0))
-    n = len(view)
+    candidates = _error_lines(view, examined, claimed, failed, rules)
+    for rank, (first, last, _, _) in enumerate(_regions(view, candidates, rules)[:MAX_REGIONS]):
+        spans.append(Span(first, last, 2, rank=rank))
+        spans.append(Span(first - EXPAND_BEFORE, last + EXPAND_AFTER, 4, rank=rank))
+    if not failed:
+        n = len(view)
+        spans.append(Span(max(0, n - TAIL_LINES), n - 1, 3, rank=0))
+        spans.append(Span(max(0, n - LONG_TAIL_LINES), n - 1, LONG_TAIL_PRIORITY, rank=0))
+    return spans
+
+
+def _tails(first: int, end: int, rules: Rules) -> list[Span]:
+    """The tail of a failed step (lines `first..end`): its summary lines, a short and a long tail."""
+    spans = []
+    if rules.summary_lines:
+        spans.append(Span(max(first, end - rules.summary_lines), end, 2, rank=0))
+    spans.append(Span(max(first, end - TAIL_LINES), end, 3, rank=0))
+    spans.append(Span(max(first, end - LONG_TAIL_LINES), end, LONG_TAIL_PRIORITY, rank=0))
+    return spans
+
+
+def _error_lines(
+    view: LogView, examined: list[int], claimed: set[int], failed: list[tuple[int, int]], rules: Rules
+) -> list[tuple[int, int]]:
+    """The error lines no parser claimed, as (strength, line): stronger for a headline, a warning
+    that fails the build, an annotation, and a line in a failed step."""
     anchors = set(view.anchors)
     # a compiler that says it failed because of warnings (`-Werror`) makes its warnings the errors
     werror = rules.werror
@@ -282,6 +304,11 @@ def _fallback_spans(
         if any(first <= i <= end for first, end in failed):
             strength += FAILED_STEP_BONUS
         candidates.append((strength, i))
+    return candidates
+
+
+def _regions(view: LogView, candidates: list[tuple[int, int]], rules: Rules) -> list[list[int]]:
+    """The error lines' regions, best first, as [first, last, strength, how often its line occurs]."""
     # nearby error lines form one region; regions are ranked by their strongest line, then by
     # how rare their error line is (the same message repeated a hundred times explains less than
     # the one that occurs once), then by position (the first occurrence first)
@@ -307,13 +334,7 @@ def _fallback_spans(
                 first = region[1] + 1
             regions.append([first, last, strength, seen])
     regions.sort(key=lambda r: (-r[2], min(r[3], RARITY_CAP), r[0]))
-    for rank, (first, last, _, _) in enumerate(regions[:MAX_REGIONS]):
-        spans.append(Span(first, last, 2, rank=rank))
-        spans.append(Span(first - EXPAND_BEFORE, last + EXPAND_AFTER, 4, rank=rank))
-    if not failed:
-        spans.append(Span(max(0, n - TAIL_LINES), n - 1, 3, rank=0))
-        spans.append(Span(max(0, n - LONG_TAIL_LINES), n - 1, LONG_TAIL_PRIORITY, rank=0))
-    return spans
+    return regions
 
 
 BLOCK_STOP_RE = re.compile(r"^(?:\$ |##\[(?:group|endgroup)\]|travis_fold|\[Pipeline\])")
