@@ -8,7 +8,7 @@ import pytest
 
 from ci_autofix.agent.deadline import Deadline, OutOfTime
 from ci_autofix.agent.failure import ToolFailure
-from ci_autofix.agent.files import search
+from ci_autofix.agent.files import SearchLimits, search
 from ci_autofix.agent.matcher import Matcher, TooSlow
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
@@ -70,7 +70,9 @@ def test_before_the_deadline_a_tool_answers_as_usual(tmp_path: Path) -> None:
 def test_a_search_stops_at_the_attempts_deadline_before_its_own_limit(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("needle\n")
     with pytest.raises(ToolFailure, match="deadline"):
-        search(Sandbox(tmp_path), "needle", seconds=600, deadline=Deadline(0.0, lambda: 1.0))
+        search(
+            Sandbox(tmp_path), "needle", limits=SearchLimits(seconds=600), deadline=Deadline(0.0, lambda: 1.0)
+        )
     with pytest.raises(TooSlow):  # each match, too
         Matcher("needle", seconds=600, deadline=Deadline(0.0, lambda: 1.0)).search("needle")
 

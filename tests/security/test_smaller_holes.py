@@ -22,7 +22,7 @@ from ci_guards_helpers import fix_and_finish, seed, tool_results
 from emulator import GitHubEmulator
 from fakes.messages import reply, tool_use
 
-from ci_autofix.agent.files import MAX_SEARCH_FILES, SEARCH_SECONDS, search
+from ci_autofix.agent.files import MAX_SEARCH_FILES, SEARCH_SECONDS, SearchLimits, search
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
 
@@ -50,10 +50,10 @@ def test_a_pathological_search_pattern_ends_within_its_limit_with_actionable_tex
 def test_one_search_reads_a_bounded_number_of_files_and_bytes(tmp_path: Path) -> None:
     for i in range(6):
         (tmp_path / f"f{i}.txt").write_text("needle\n" + "x" * 1000 + "\n")
-    few_files = search(Sandbox(tmp_path), "needle", max_files=3)
+    few_files = search(Sandbox(tmp_path), "needle", limits=SearchLimits(max_files=3))
     assert few_files.startswith("3 matches in 3 files")
     assert "stopped after 3 files" in few_files and "narrow the path or glob" in few_files
-    few_bytes = search(Sandbox(tmp_path), "needle", max_bytes=2500)
+    few_bytes = search(Sandbox(tmp_path), "needle", limits=SearchLimits(max_bytes=2500))
     assert "stopped after" in few_bytes and "narrow the path or glob" in few_bytes
     assert few_bytes.startswith(("2 matches", "3 matches"))
     told = Toolbox.search.__doc__ or ""  # what the model reads about the limits is true

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.agent.deadline import Deadline
@@ -101,27 +102,35 @@ def list_tree(
     return entries
 
 
+@dataclass(frozen=True)
+class SearchLimits:
+    """What one search may read, show and spend."""
+
+    max_matches: int = 100  # shown (all are counted)
+    max_line: int = 200  # characters of a matching line shown
+    max_files: int = MAX_SEARCH_FILES  # read
+    max_bytes: int = MAX_SEARCH_TOTAL_BYTES  # read
+    seconds: float = SEARCH_SECONDS  # matching, in all
+
+
 def search(
     sandbox: Sandbox,
     pattern: str,
     path: str = ".",
     glob: str | None = None,
     *,
-    max_matches: int = 100,
-    max_line: int = 200,
-    max_files: int = MAX_SEARCH_FILES,
-    max_bytes: int = MAX_SEARCH_TOTAL_BYTES,
-    seconds: float = SEARCH_SECONDS,
+    limits: SearchLimits = SearchLimits(),
     deadline: Deadline | None = None,
 ) -> str:
     """Lines matching `pattern` under `path`, as `path:line: text`.
 
-    One search reads at most `max_files` files and `max_bytes` bytes (then says where it stopped)
-    and matches for at most `seconds` in all: a pattern that takes longer is a `ToolFailure` that
-    tells the model to simplify it. It stops at `deadline`, the attempt's, when that comes sooner.
+    One search reads at most `limits.max_files` files and `limits.max_bytes` bytes (then says where
+    it stopped) and matches for at most `limits.seconds` in all: a pattern that takes longer is a
+    `ToolFailure` that tells the model to simplify it. It stops at `deadline`, the attempt's, when
+    that comes sooner.
     """
     try:
-        matcher = Matcher(pattern, seconds=seconds, deadline=deadline)
+        matcher = Matcher(pattern, seconds=limits.seconds, deadline=deadline)
     except PatternError as exc:
         raise ToolFailure(f"invalid regular expression {pattern!r}: {exc} (Python `re` syntax)") from None
     prefix = sandbox.relative(path).as_posix()
@@ -135,11 +144,11 @@ def search(
         if not _under(rel, prefix):
             continue
         if matcher.deadline.passed():
-            raise _too_slow(seconds, rel)
+            raise _too_slow(limits.seconds, rel)
         if glob and not (fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)):
             continue
-        if files_read >= max_files or scanned >= max_bytes:
-            read = f"{files_read} files" if files_read >= max_files else f"{_size(scanned)}"
+        if files_read >= limits.max_files or scanned >= limits.max_bytes:
+            read = f"{files_read} files" if files_read >= limits.max_files else f"{_size(scanned)}"
             lines_out.append(f"[... stopped after {read}: narrow the path or glob]")
             break
         target = _readable(sandbox, rel)
@@ -155,12 +164,12 @@ def search(
             try:
                 matched = matcher.search(line)
             except TooSlow:
-                raise _too_slow(seconds, f"{rel}:{number}") from None
+                raise _too_slow(limits.seconds, f"{rel}:{number}") from None
             if matched:
                 total += 1
                 hit = True
-                if len(lines_out) < max_matches:
-                    shown = line if len(line) <= max_line else line[:max_line] + " [...]"
+                if len(lines_out) < limits.max_matches:
+                    shown = line if len(line) <= limits.max_line else line[: limits.max_line] + " [...]"
                     lines_out.append(f"{rel}:{number}: {shown}")
         files_hit += hit
     if not total:
