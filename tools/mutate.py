@@ -136,8 +136,8 @@ MUTATIONS = [
     Mutation(
         "lineage-stale-suggestions-count",
         "state/ledger.py",
-        "        elif vouched is not None and gh.workflow_run(vouched.run_id).workflow_path == workflow:\n",
-        "        else:\n",
+        "(run := gh.workflow_run(vouched.run_id)).workflow_path == workflow:",
+        "((run := gh.workflow_run(vouched.run_id)) or True):",
         ("tests/test_propose_e2e.py::test_attempts_are_read_back_from_github_and_bounded",),
     ),
     Mutation(
@@ -1341,7 +1341,7 @@ MUTATIONS = [
     Mutation(
         "loop-not-reproduced-attempted",
         "ladder/run.py",
-        "if not commands or len(ran) < len(set(commands)) or not all(e.ok for e in ran.values()):",
+        "if not commands or len(ran) < len(set(commands)) or not all(e.ok and not e.absent for e in ran.values()):",
         "if True:",
         LOOP_UNREPRODUCED,
     ),
