@@ -21,7 +21,7 @@ from ci_autofix.sandbox import Sandbox, chown_tree
 from ci_autofix.toolchains.declared import Declared
 from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.install import Installed
-from ci_autofix.toolchains.provision import Failure, Provisioned, Runtime, provision
+from ci_autofix.toolchains.provision import Provisioned, Runtime, Unprovisioned, provision
 
 
 @pytest.fixture
@@ -238,7 +238,7 @@ def test_hostile_text_in_a_failure_or_note_stays_code() -> None:
     report = Provisioned(
         runtimes=(Runtime(Declared("node", "20", ".nvmrc"), node, 1.5, note=f"nearest {HOSTILE}"),),
         failures=(
-            Failure(
+            Unprovisioned(
                 Declared("go", "1.22", "go.mod go"), ToolchainError(f"download failed: {HOSTILE}", HOSTILE)
             ),
         ),

@@ -39,7 +39,9 @@ class Runtime:
 
 
 @dataclass(frozen=True)
-class Failure:
+class Unprovisioned:
+    """A runtime the job declares that could not be provisioned, and why."""
+
     declared: Declared
     error: ToolchainError
 
@@ -47,7 +49,7 @@ class Failure:
 @dataclass(frozen=True)
 class Provisioned:
     runtimes: tuple[Runtime, ...] = ()
-    failures: tuple[Failure, ...] = ()
+    failures: tuple[Unprovisioned, ...] = ()
     notes: tuple[str, ...] = ()  # what was declared but passed over, and why
 
     def get(self, runtime: str) -> Runtime | None:
@@ -141,7 +143,7 @@ def provision_declared(
     sources = Sources.of(mirror)
     platform = where or Platform.here()
     runtimes: list[Runtime] = []
-    failures: list[Failure] = []
+    failures: list[Unprovisioned] = []
     notes = list(declarations.notes)
     for wanted in declarations.runtimes:
         if wanted.runtime not in PROVISIONED:
@@ -155,7 +157,7 @@ def provision_declared(
             release = resolve(wanted.runtime, wanted.spec, sources, platform)
             installed = install(release, dest)
         except ToolchainError as exc:
-            failures.append(Failure(wanted, exc))
+            failures.append(Unprovisioned(wanted, exc))
             continue
         runtimes.append(Runtime(wanted, installed, time.monotonic() - started, release.note))
     return Provisioned(tuple(runtimes), tuple(failures), tuple(notes))
