@@ -12,7 +12,7 @@ import pytest
 from testing.git import DEV, git
 
 from ci_autofix.fixers import plan_fixers
-from ci_autofix.ladder.environment import default_setup, needs_environment, uses_ruff
+from ci_autofix.ladder.environment import Environment, default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.ladder.tools import tool_dir, wanted_tools
 from ci_autofix.ladder.verify import absent_programs, reproduce, verify
@@ -218,7 +218,9 @@ def test_a_failure_that_does_not_reproduce_here_is_unverified(project: Path) -> 
 
 
 def test_a_failing_setup_command_is_unverified_and_nothing_else_runs(project: Path) -> None:
-    result = verify(sandbox_for(project), [FAILING], setup_command="make deps-not-there", timeout=60)
+    result = verify(
+        sandbox_for(project), [FAILING], environment=Environment("make deps-not-there"), timeout=60
+    )
     assert result.outcome == "unverified"
     assert result.reason.startswith("The environment could not be prepared: the setup `make deps-not-there`")
     assert result.evidence == [] and result.setup is not None
@@ -385,14 +387,14 @@ def test_default_setup_creates_a_venv_outside_the_workspace_once(project: Path, 
     env_dir = tmp_path / "env"
     sandbox = Sandbox(project, timeout=120)  # no tools on PATH: the venv's bin comes first
     where = "python -c \"import os, sys; print(sys.prefix); print(os.environ['VIRTUAL_ENV'])\""
-    before = reproduce(sandbox, [where], timeout=120, env_dir=env_dir)
+    before = reproduce(sandbox, [where], timeout=120, environment=Environment(env_dir=env_dir))
     assert before[0].ok, before[0].tail
     assert before[0].tail.splitlines() == [str(env_dir), str(env_dir)]
     assert not (project / "env").exists()
-    result = verify(sandbox, [where], before=before, timeout=120, env_dir=env_dir)
+    result = verify(sandbox, [where], before=before, timeout=120, environment=Environment(env_dir=env_dir))
     assert result.setup is None  # reused: the dependency files did not change
     (project / "requirements.txt").write_text("# still nothing, but changed\n")
-    again = verify(sandbox, [where], before=before, timeout=120, env_dir=env_dir)
+    again = verify(sandbox, [where], before=before, timeout=120, environment=Environment(env_dir=env_dir))
     assert again.setup is not None and again.setup.ok
     assert again.setup.command == "pip install -r requirements.txt"
 

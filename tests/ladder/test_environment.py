@@ -8,6 +8,7 @@ from pathlib import Path
 
 from testing.git import DEV, git
 
+from ci_autofix.ladder.environment import Environment
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
 
@@ -26,12 +27,16 @@ def _project(tmp_path: Path, requirement: str) -> Sandbox:
 
 def test_the_environment_installs_what_the_job_installed(tmp_path: Path) -> None:
     sandbox = _project(tmp_path, "six==1.16.0\n")
-    [guessed] = reproduce(sandbox, [CHECK], timeout=300, env_dir=tmp_path / "plain")
+    [guessed] = reproduce(sandbox, [CHECK], timeout=300, environment=Environment(env_dir=tmp_path / "plain"))
     assert guessed.tail != "1.16.0"  # without the job's setup: whatever this machine has, or nothing
     started: list[str] = []
     job_setup = ["python -m pip install -r requirements/ci.txt"]
     [run] = reproduce(
-        sandbox, [CHECK], timeout=300, env_dir=tmp_path / "env", on_start=started.append, job_setup=job_setup
+        sandbox,
+        [CHECK],
+        timeout=300,
+        environment=Environment(job_setup=job_setup, env_dir=tmp_path / "env"),
+        on_start=started.append,
     )
     assert run.ok and run.tail == "1.16.0", run.tail  # the version CI's requirements installed
     assert started == ["python -m venv env", "python -m pip install -r requirements/ci.txt", CHECK]
@@ -43,8 +48,9 @@ def test_a_job_setup_that_fails_here_is_the_evidence_with_pips_words(tmp_path: P
         sandbox,
         [CHECK],
         timeout=300,
-        env_dir=tmp_path / "env",
-        job_setup=["python -m pip install -r requirements/ci.txt"],
+        environment=Environment(
+            job_setup=["python -m pip install -r requirements/ci.txt"], env_dir=tmp_path / "env"
+        ),
     )
     assert not setup.ok and setup.command == "python -m pip install -r requirements/ci.txt"
     assert "six==0.0.0.1" in setup.tail  # pip says which requirement it could not satisfy

@@ -12,6 +12,7 @@ from testing.git import DEV, git
 
 from ci_autofix.deliver import kept
 from ci_autofix.errors import Kept
+from ci_autofix.ladder.environment import Environment
 from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
 
@@ -72,9 +73,8 @@ def test_a_failed_setup_shows_its_output_and_the_remedy(tmp_path: Path) -> None:
     result = verify(
         sandbox,
         ["pytest -q"],
-        setup_command="pip install --no-index -e .[test,dev]",
+        environment=Environment("pip install --no-index -e .[test,dev]", env_dir=tmp_path / "env"),
         timeout=120,
-        env_dir=tmp_path / "env",
     )
     assert result.outcome == "unverified"
     assert "Set `setup-command` to what CI's job runs to install the project" in result.reason

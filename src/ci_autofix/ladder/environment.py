@@ -162,24 +162,34 @@ def needs_environment(commands: Sequence[str]) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Environment:
+    """How the environment the judged commands run in is made: `setup_command` (`setup-command`)
+    when set, else what the failed job installed before the failed step (`job_setup`: its
+    `pip install` lines, from the workflow), else the project with its test extras
+    (`default_setup`); for a Python project, in the virtualenv at `env_dir` (None:
+    `default_env_dir`)."""
+
+    setup_command: str = ""
+    job_setup: Sequence[str] = ()
+    env_dir: Path | None = None
+
+
 def prepare(
     sandbox: Sandbox,
-    setup_command: str,
+    environment: Environment,
     *,
-    env_dir: Path | None,
     timeout: float,
     commands: Sequence[str] = ("",),
     on_start: Callable[[str], None] = lambda _command: None,
-    job_setup: Sequence[str] = (),
 ) -> Prepared:
     """The sandbox the commands run in, after the setup (run at most once per dependency content).
 
-    The setup is `setup-command` when set, else what the failed job installed before the failed
-    step (`job_setup`: its `pip install` lines, from the workflow), else the project with its test
-    extras (`default_setup`). Without a configured setup, commands that only run standalone
-    linters need no environment. `on_start` hears each setup command as it starts.
+    Without a configured setup, commands that only run standalone linters need no environment.
+    `on_start` hears each setup command as it starts.
     """
     root = sandbox.root
+    setup_command, job_setup = environment.setup_command, environment.job_setup
     if not setup_command and commands is not None and not needs_environment(commands):
         return Prepared(sandbox, None)
     if not is_python_project(root) and not job_setup:
@@ -189,7 +199,7 @@ def prepare(
         return Prepared(
             sandbox, Evidence.of(setup_command, sandbox.run_command_line(setup_command, timeout=timeout))
         )
-    env_dir = env_dir or default_env_dir(root)
+    env_dir = environment.env_dir or default_env_dir(root)
     bin_dir = env_dir / "bin"
     inner = dataclasses.replace(
         sandbox,
@@ -208,7 +218,7 @@ def prepare(
     if reusable and stamp_file.read_text() == stamp:
         return Prepared(inner, None)
     with _lent(env_dir, sandbox):
-        setup = _set_up(sandbox, inner, env_dir, setup_command, timeout, on_start, job_setup)
+        setup = _set_up(sandbox, inner, env_dir, environment, timeout, on_start)
     if setup is None or setup.ok:
         stamp_file.write_text(stamp)
     return Prepared(inner, setup)
@@ -218,12 +228,13 @@ def _set_up(
     sandbox: Sandbox,
     inner: Sandbox,
     env_dir: Path,
-    setup_command: str,
+    environment: Environment,
     timeout: float,
     on_start: Callable[[str], None],
-    job_setup: Sequence[str] = (),
 ) -> Evidence | None:
-    """Create the virtualenv when it is missing, then run the setup (or install the project) in it."""
+    """Create the virtualenv at `env_dir` when it is missing, then run the setup (or install the
+    project) in it."""
+    setup_command, job_setup = environment.setup_command, environment.job_setup
     bin_dir = env_dir / "bin"
     if not (bin_dir / "python").exists():
         # Created by the sandbox's user, who must write there while the setup runs.

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci_autofix.fixers.config import read_repo_config
-from ci_autofix.ladder.environment import prepare, uses_ruff
+from ci_autofix.ladder.environment import Environment, prepare, uses_ruff
 from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
 from ci_autofix.ladder.runtimes import install_dependencies, with_runtimes
 from ci_autofix.ladder.testcount import (
@@ -65,29 +65,22 @@ _SERVICE = re.compile(
     re.I,
 )
 
+# no `setup-command`, no job setup: the project with its test extras, in the default place
+_DEFAULT_ENVIRONMENT = Environment()
+
 
 def reproduce(
     sandbox: Sandbox,
     commands: Sequence[str],
     *,
     timeout: float,
-    setup_command: str = "",
-    env_dir: Path | None = None,
+    environment: Environment = _DEFAULT_ENVIRONMENT,
     reports: Path | None = None,
     on_start: Callable[[str], None] = lambda _command: None,
-    job_setup: Sequence[str] = (),
 ) -> list[Evidence]:
     """Run the failing commands on the unfixed checkout, in the same environment `verify` will use;
     `on_start` hears each command (the setup's too) as it starts."""
-    prepared = prepare(
-        sandbox,
-        setup_command,
-        env_dir=env_dir,
-        timeout=timeout,
-        commands=commands,
-        on_start=on_start,
-        job_setup=job_setup,
-    )
+    prepared = prepare(sandbox, environment, timeout=timeout, commands=commands, on_start=on_start)
     if prepared.setup is not None and not prepared.setup.ok:
         return [prepared.setup]
     evidence = []
@@ -140,14 +133,12 @@ def verify(
     sandbox: Sandbox,
     commands: Sequence[str],
     *,
-    setup_command: str = "",
+    environment: Environment = _DEFAULT_ENVIRONMENT,
     test_command: str = "",
     changed_files: Sequence[str] = (),
     before: Sequence[Evidence] = (),
     timeout: float,
-    env_dir: Path | None = None,
     reports: Path | None = None,
-    job_setup: Sequence[str] = (),
 ) -> Verification:
     """Run the failing commands (then `test_command`, then ruff) with the fix applied, and judge.
 
@@ -158,14 +149,7 @@ def verify(
     ruff = bool(python_files) and uses_ruff(sandbox.root)
     # ruff's formatter judges only a repository that formats with it, not one that formats with black
     ruff_formats = ruff and not read_repo_config(sandbox.root).configures("black")
-    prepared = prepare(
-        sandbox,
-        setup_command,
-        env_dir=env_dir,
-        timeout=timeout,
-        commands=[*commands, test_command],
-        job_setup=job_setup,
-    )
+    prepared = prepare(sandbox, environment, timeout=timeout, commands=[*commands, test_command])
     setup = prepared.setup
     if setup is not None and not setup.ok:
         what = (
@@ -237,11 +221,9 @@ class CleanRuns:
             copy,
             runs,
             timeout=self.timeout,
-            setup_command=self.setup_command,
-            env_dir=self.area.env_dir,
+            environment=self._environment(),
             reports=self._reports(),
             on_start=on_start,
-            job_setup=self.job_setup,
         )
         return self.before
 
@@ -307,14 +289,12 @@ class CleanRuns:
         return verify(
             copy,
             commands,
-            setup_command=self.setup_command,
+            environment=self._environment(),
             test_command=test_command,
             changed_files=changed,
             before=self.before,
             timeout=self.timeout,
-            env_dir=self.area.env_dir,
             reports=self._reports(),
-            job_setup=self.job_setup,
         )
 
     def _copy(self, tree: str) -> tuple[Sandbox, Evidence | None]:
@@ -325,6 +305,9 @@ class CleanRuns:
         )
         failed = install_dependencies(copy, self.provisioned, self.job, timeout=self.timeout)
         return with_tools(copy, self.tool_path), failed
+
+    def _environment(self) -> Environment:
+        return Environment(self.setup_command, self.job_setup, self.area.env_dir)
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
