@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ci_autofix.triage.logfile import BLOCK_BYTES, CHUNK_BYTES, Block, LogFile, normal_bytes, read_chunks
+from ci_autofix.triage.logfile import BLOCK_BYTES, CHUNK_BYTES, LogFile, normal_bytes, read_chunks
 from ci_autofix.triage.normalize import clean_line
 
 # Lower-case words that mark a line worth reading, scanned over the lower-cased log. They are
@@ -314,21 +314,24 @@ class LogView:
             last = self.file.block(last_k)
             size = last.position + last.size - first.position
             if size:
-                count += self._scan_blocks(k, last_k, first, size, start, end, out)
+                count += self._scan_blocks(k, last_k, start, end, out)
             k = last_k + 1
         return count
 
-    def _scan_blocks(
-        self, k: int, last_k: int, first: Block, size: int, start: int, end: int, out: list[int]
-    ) -> int:
+    def _scan_blocks(self, k: int, last_k: int, start: int, end: int, out: list[int]) -> int:
+        """Anchor lines of blocks `k..last_k` (as far as they lie in the bytes [start, end)) appended
+        to `out`; the number of matches."""
+        first, last = self.file.block(k), self.file.block(last_k)
+        size = last.position + last.size - first.position
         text = self.file.text(k, last_k).lower()
         base = 0 if first.offset == 0 else 1  # the break that ends the previous line
         lowered = text if base == 0 else "\n" + text
         if first.position >= start + base and first.position + size <= end:
             lo, hi = 0, len(lowered)
         else:  # a range's edge: bytes of the normalised log to characters of this text
-            a, b = self.file.block(k), self.file.block(last_k)
-            normal = normal_bytes(self.file.raw(a.offset, b.offset + b.length - a.offset), a.offset == 0)
+            normal = normal_bytes(
+                self.file.raw(first.offset, last.offset + last.length - first.offset), first.offset == 0
+            )
             lo = base + _chars(normal, start - first.position) if start >= first.position else 0
             hi = base + _chars(normal, end - first.position)
         offsets = [
