@@ -234,7 +234,7 @@ MUTATIONS = [
     Mutation(
         "gates-dispatch-asks-again",
         "flows/propose.py",
-        "if settings.ask_first and not asked:",
+        "if settings.ask_first and not at.asked:",
         "if settings.ask_first:",
         DISPATCH,
     ),
@@ -506,14 +506,14 @@ MUTATIONS = [
     ),
     Mutation(
         "review-no-writer-check",
-        "flows/review.py",
+        "flows/review_event.py",
         "    if level not in WRITE_LEVELS:",
         "    if False:",
         REVIEW_GUARDS,
     ),
     Mutation(
         "review-payload-state-trusted",
-        "flows/review.py",
+        "flows/review_event.py",
         'if found.state != "CHANGES_REQUESTED":',
         "if False:",
         REVIEW_GUARDS,
@@ -541,7 +541,7 @@ MUTATIONS = [
     ),
     Mutation(
         "review-older-head-acted-on",
-        "flows/review.py",
+        "flows/review_event.py",
         "if found.commit_id != pull.head_sha:",
         "if False:",
         REVIEW_GUARDS,
@@ -1271,7 +1271,7 @@ MUTATIONS = [
     Mutation(
         "loop-halted-attempt-not-recorded",
         "flows/propose.py",
-        "if seen.attempting is not None and _an_attempt(halt):",
+        "if seen.attempting is not None and counts(halt):",
         "if False:",
         LOOP_COUNT,
     ),
@@ -1291,21 +1291,21 @@ MUTATIONS = [
     ),
     Mutation(
         "loop-flaky-rerun-every-attempt",
-        "flows/propose.py",
+        "flows/stops.py",
         "            or event.run.run_attempt != 1\n",
         "            or False\n",
         LOOP_UNREPRODUCED,
     ),
     Mutation(
         "loop-breaker-off",
-        "flows/propose.py",
+        "flows/stops.py",
         "    if signature(earlier) != mine:\n        return\n",
         "    if True:\n        return\n",
         LOOP_BREAKER,
     ),
     Mutation(
         "loop-breaker-ignores-the-signature",
-        "flows/propose.py",
+        "flows/stops.py",
         "    if signature(earlier) != mine:\n        return\n",
         "    if False:\n        return\n",
         LOOP_BREAKER,
@@ -1313,7 +1313,7 @@ MUTATIONS = [
     Mutation(
         "loop-stray-branch-kept",
         "flows/propose.py",
-        "    _sweep(gh, settings, runner, branch, keep=fix_branch)\n",
+        "    sweep_strays(at)\n",
         "",
         LOOP_GONE,
     ),

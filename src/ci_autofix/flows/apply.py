@@ -24,7 +24,7 @@ from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.event import read_payload
-from ci_autofix.flows.halts import halted
+from ci_autofix.flows.ended import halted
 from ci_autofix.git import Git, GitError, PushResult, fetch_bare, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.github.api import GitHubAPI
