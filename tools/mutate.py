@@ -59,6 +59,7 @@ LOOP_BREAKER = ("tests/loop/test_breaker.py",)
 LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
 LOOP_INHERITED = ("tests/loop/test_inherited.py",)
 WIRE = ("tests/ladder/test_runtimes.py",)
+ENDED = ("tests/flows/test_ended.py",)
 WIRE_FIXERS = ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
@@ -1400,6 +1401,28 @@ MUTATIONS = [
         "            if _read(root, name) is not None:\n                config.note(package, name)",
         "            config.note(package, name)",
         WIRE_FIXERS,
+    ),
+    # The one ending of every Action flow: a halt keeps the work in files and reports what it spent.
+    Mutation(
+        "ended-work-not-kept",
+        "flows/ended.py",
+        "        fields = {**fields, **keep_work(halt.kept, keep_in, runner, name)}\n",
+        "",
+        ENDED,
+    ),
+    Mutation(
+        "ended-spend-not-reported",
+        "flows/ended.py",
+        "    if spent is not None:\n",
+        "    if False:\n",
+        ENDED,
+    ),
+    Mutation(
+        "ended-kept-work-not-summarised",
+        "flows/ended.py",
+        '(f"\\n{kept.summary(halt.kept)}\\n" if halt.kept else "")',
+        '""',
+        ENDED,
     ),
 ]
 
