@@ -101,7 +101,7 @@ def test_outside_actions_there_are_no_workflow_commands() -> None:
 
 def test_a_local_runner_words_settings_as_flags() -> None:
     """The ladder words a setting as the Action's input; a local command's runner names its flag."""
-    from ci_autofix.flows.halts import local_words
+    from ci_autofix.flows.ended import local_words
 
     out = io.StringIO()
     runner = Runner(in_actions=False, stream=out, words=local_words)

@@ -59,6 +59,7 @@ LOOP_BREAKER = ("tests/loop/test_breaker.py",)
 LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
 LOOP_INHERITED = ("tests/loop/test_inherited.py",)
 WIRE = ("tests/ladder/test_runtimes.py",)
+ENDED = ("tests/flows/test_ended.py",)
 WIRE_FIXERS = ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
@@ -234,7 +235,7 @@ MUTATIONS = [
     Mutation(
         "gates-dispatch-asks-again",
         "flows/propose.py",
-        "if settings.ask_first and not asked:",
+        "if settings.ask_first and not at.asked:",
         "if settings.ask_first:",
         DISPATCH,
     ),
@@ -506,14 +507,14 @@ MUTATIONS = [
     ),
     Mutation(
         "review-no-writer-check",
-        "flows/review.py",
+        "flows/review_event.py",
         "    if level not in WRITE_LEVELS:",
         "    if False:",
         REVIEW_GUARDS,
     ),
     Mutation(
         "review-payload-state-trusted",
-        "flows/review.py",
+        "flows/review_event.py",
         'if found.state != "CHANGES_REQUESTED":',
         "if False:",
         REVIEW_GUARDS,
@@ -541,7 +542,7 @@ MUTATIONS = [
     ),
     Mutation(
         "review-older-head-acted-on",
-        "flows/review.py",
+        "flows/review_event.py",
         "if found.commit_id != pull.head_sha:",
         "if False:",
         REVIEW_GUARDS,
@@ -1327,7 +1328,7 @@ MUTATIONS = [
     Mutation(
         "loop-halted-attempt-not-recorded",
         "flows/propose.py",
-        "if seen.attempting is not None and _an_attempt(halt):",
+        "if seen.attempting is not None and counts(halt):",
         "if False:",
         LOOP_COUNT,
     ),
@@ -1347,21 +1348,21 @@ MUTATIONS = [
     ),
     Mutation(
         "loop-flaky-rerun-every-attempt",
-        "flows/propose.py",
+        "flows/stops.py",
         "            or event.run.run_attempt != 1\n",
         "            or False\n",
         LOOP_UNREPRODUCED,
     ),
     Mutation(
         "loop-breaker-off",
-        "flows/propose.py",
+        "flows/stops.py",
         "    if signature(earlier) != mine:\n        return\n",
         "    if True:\n        return\n",
         LOOP_BREAKER,
     ),
     Mutation(
         "loop-breaker-ignores-the-signature",
-        "flows/propose.py",
+        "flows/stops.py",
         "    if signature(earlier) != mine:\n        return\n",
         "    if False:\n        return\n",
         LOOP_BREAKER,
@@ -1369,7 +1370,7 @@ MUTATIONS = [
     Mutation(
         "loop-stray-branch-kept",
         "flows/propose.py",
-        "    _sweep(gh, settings, runner, branch, keep=fix_branch)\n",
+        "    sweep_strays(at)\n",
         "",
         LOOP_GONE,
     ),
@@ -1456,6 +1457,28 @@ MUTATIONS = [
         "            if _read(root, name) is not None:\n                config.note(package, name)",
         "            config.note(package, name)",
         WIRE_FIXERS,
+    ),
+    # The one ending of every Action flow: a halt keeps the work in files and reports what it spent.
+    Mutation(
+        "ended-work-not-kept",
+        "flows/ended.py",
+        "        fields = {**fields, **keep_work(halt.kept, keep_in, runner, name)}\n",
+        "",
+        ENDED,
+    ),
+    Mutation(
+        "ended-spend-not-reported",
+        "flows/ended.py",
+        "    if spent is not None:\n",
+        "    if False:\n",
+        ENDED,
+    ),
+    Mutation(
+        "ended-kept-work-not-summarised",
+        "flows/ended.py",
+        '(f"\\n{kept.summary(halt.kept)}\\n" if halt.kept else "")',
+        '""',
+        ENDED,
     ),
 ]
 

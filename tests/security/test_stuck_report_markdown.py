@@ -3,9 +3,12 @@ can edit, and from the log excerpt: none of it may render as Markdown (links, me
 
 from __future__ import annotations
 
+from functools import partial
+
 from workflow_commands_helpers import assert_only_as_code
 
-from ci_autofix.deliver.stuck import MARKER, render
+from ci_autofix.deliver.report import run_link
+from ci_autofix.deliver.stuck import MARKER, Limits, render
 from ci_autofix.github import PullInfo
 from ci_autofix.state.ledger import Applied, Lineage, Suggested
 from ci_autofix.state.marker import Suggestion
@@ -51,11 +54,10 @@ def test_every_field_from_a_record_or_the_log_renders_as_code() -> None:
     )
     body = render(
         line,
+        Limits(max_attempts=3),
         run_id=14,
-        server_url="https://github.example",
-        repository="o/r",
+        run_link=partial(run_link, "https://github.example", "o/r"),
         excerpt=f"FAILED {HOSTILE}\n",
-        max_attempts=3,
     )
     assert body.startswith(MARKER)
     assert_only_as_code(body)

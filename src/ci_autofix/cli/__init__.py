@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe is found here, not at exit
         return result
     except UserError as exc:
-        from ci_autofix.flows.halts import local_words
+        from ci_autofix.flows.ended import local_words
 
         print(f"error: {local_words(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

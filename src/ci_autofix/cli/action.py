@@ -61,7 +61,7 @@ def run_action() -> int:
 
 
 def _run_flow(settings: Settings, runner: Runner) -> Outcome:
-    """The flow for the mode; each flow ends its own halts as an outcome (`flows.halts`)."""
+    """The flow for the mode; each flow ends its own halts as an outcome (`flows.ended`)."""
     from ci_autofix.flows.clients import build_clients
     from ci_autofix.flows.event import choose_mode
 

@@ -24,7 +24,7 @@ from ci_autofix.cli.fix import print_report
 from ci_autofix.cli.io import load
 from ci_autofix.errors import Halt, UserError
 from ci_autofix.fixers.install import Installer, Unavailable
-from ci_autofix.flows.halts import ended_locally, local_words
+from ci_autofix.flows.ended import ended_locally, local_words
 from ci_autofix.flows.local import fix
 from ci_autofix.git import BOT_EMAIL, BOT_NAME, Git
 from ci_autofix.runner import Runner

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ci_autofix.cli.flags import FIX_FLAGS, add_settings_arguments, settings_overrides
 from ci_autofix.cli.io import load, log_file
 from ci_autofix.errors import Halt
-from ci_autofix.flows.halts import ended_locally, local_words
+from ci_autofix.flows.ended import ended_locally, local_words
 from ci_autofix.flows.local import fix
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Local

@@ -48,6 +48,17 @@ class Answering:
     section: str
 
 
+@dataclass(frozen=True)
+class Brief:
+    """What a suggestion PR presents: the run it is anchored to, the fix and its record, and what
+    it answers: a CI failure (its diagnosis) or a review (`Answering`)."""
+
+    ctx: RunContext
+    proposal: Proposal
+    record: Suggestion
+    answers: Diagnosis | Answering
+
+
 def run_link(server_url: str, repository: str, run_id: int) -> str:
     """A workflow run's page, built from the settings and its id (never a URL from a payload)."""
     return f"{server_url.rstrip('/')}/{repository}/actions/runs/{run_id}"
@@ -74,8 +85,11 @@ def failed_plain(diagnosis: Diagnosis, commands: Sequence[str] = ()) -> str:
     return ", ".join(tools) if tools else f"{diagnosis.category.value} failure"
 
 
-def pr_title(diagnosis: Diagnosis, branch: str, commands: Sequence[str] = ()) -> str:
-    return clip(f"ci-autofix: fix {what_failed(diagnosis, commands)} failing on {code_span(branch)}", 240)
+def pr_title(brief: Brief) -> str:
+    if isinstance(brief.answers, Answering):
+        return brief.answers.title
+    failed = what_failed(brief.answers, brief.proposal.commands)
+    return clip(f"ci-autofix: fix {failed} failing on {code_span(brief.ctx.failing_branch)}", 240)
 
 
 APPLY_PLACEHOLDER = "-f pull-request=<this PR's number>"  # until the PR's number is known
@@ -90,17 +104,9 @@ def approve_command(ctx: RunContext, apply_workflow: str, number: int | None) ->
 
 
 def pr_body(
-    ctx: RunContext,
-    diagnosis: Diagnosis,
-    proposal: Proposal,
-    record: Suggestion,
-    *,
-    apply_workflow: str,
-    number: int | None,
-    ci_note: str,
-    auto_apply: str = "",
-    answering: Answering | None = None,
+    brief: Brief, *, apply_workflow: str, number: int | None, ci_note: str, auto_apply: str = ""
 ) -> str:
+    ctx, proposal, record = brief.ctx, brief.proposal, brief.record
     parts: list[str] = []
     flags = [f for f in proposal.verdict.findings if f.severity == "flag"]
     if flags:
@@ -112,9 +118,10 @@ def pr_body(
         reason = " ".join(proposal.verification.reason.split())  # our words; commands are code spans
         parts.append(f"> [!CAUTION]\n> **Unverified**: {reason}")
     branch = code_span(ctx.failing_branch)
-    if answering is not None:
-        parts.append(answering.section)
+    if isinstance(brief.answers, Answering):
+        parts.append(brief.answers.section)
     else:
+        diagnosis = brief.answers
         parts.append(
             f"CI failed on {branch} at `{ctx.head_sha[:12]}` ([run of {code_span(ctx.workflow_name)}]({ctx.run_url})). "
             f"This pull request proposes a fix as one commit on top of the failing commit. "

@@ -10,8 +10,10 @@ edit, so every field is shown as code, never as Markdown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from ci_autofix.deliver.notice import Where, upsert
-from ci_autofix.deliver.report import run_link
 from ci_autofix.github import PullInfo
 from ci_autofix.github.api import GitHubAPI
 from ci_autofix.markdown import code_span, untrusted_block
@@ -23,25 +25,31 @@ MARKER = "<!-- ci-autofix:stuck -->"
 MAX_EXCERPT_CHARS = 6_000
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The lineage's caps, as the report names the one that stopped it."""
+
+    max_attempts: int
+    max_lineage_cost_usd: float | None = None
+
+
 def render(
     lineage: Lineage,
+    limits: Limits,
     *,
     run_id: int,
-    server_url: str,
-    repository: str,
+    run_link: Callable[[int], str],
     excerpt: str,
-    max_attempts: int,
-    max_lineage_cost_usd: float | None = None,
     breaker: str = "",
 ) -> str:
-    """`breaker`: our own words on why the circuit breaker stopped the loop before the cap."""
     """The report's Markdown (our marker first, so a re-run finds it and edits it). Links are
-    built from the settings and run ids, never taken from a payload or a record."""
+    built by `run_link` from the settings and run ids, never taken from a payload or a record.
+    `breaker`: our own words on why the circuit breaker stopped the loop before the cap."""
     rows = [
         "| Attempt | Failed run | What failed | Suggestion | Changed | Verification | CI on the fix |",
         "|---|---|---|---|---|---|---|",
     ]
-    run_url = run_link(server_url, repository, run_id)
+    run_url = run_link(run_id)
     applied = {fix.sha for fix in lineage.applied}
     # oldest first: each applied fix failed in the run the next attempt was made for
     order = [*reversed(lineage.applied)]
@@ -49,18 +57,18 @@ def render(
         suggestion = lineage.suggestion_for(fix.sha)
         next_run = order[number].run_id if number < len(order) else None
         ci = (
-            f"failed ([run {next_run}]({run_link(server_url, repository, next_run)}))"
+            f"failed ([run {next_run}]({run_link(next_run)}))"
             if next_run
             else f"failed ([this run]({run_url}))"
         )
-        rows.append(_row(number, fix.run_id, run_link(server_url, repository, fix.run_id), suggestion, ci))
+        rows.append(_row(number, fix.run_id, run_link(fix.run_id), suggestion, ci))
     for number, suggestion in enumerate(lineage.open_for_head, start=len(order) + 1):
         record = suggestion.record
         if record is not None and record.fix_sha not in applied:
-            page = run_link(server_url, repository, record.run_id)
+            page = run_link(record.run_id)
             rows.append(_row(number, record.run_id, page, suggestion, "not applied yet"))
     for number, attempt in enumerate(lineage.halted, start=len(rows) - 1):
-        page = run_link(server_url, repository, attempt.run_id)
+        page = run_link(attempt.run_id)
         rows.append(
             f"| {number} | [run {attempt.run_id}]({page}) (attempt {attempt.run_attempt}) | ? | "
             f"halted `{attempt.reason}`, spent ${attempt.cost_usd:.4f} | none | none | not proposed |"
@@ -68,9 +76,9 @@ def render(
     limit = (
         "the circuit breaker stopped the loop"
         if breaker
-        else f"the most `max-attempts` ({max_attempts}) allows"
-        if lineage.attempts >= max_attempts or max_lineage_cost_usd is None
-        else f"spending ${lineage.cost_usd:.4f}, the most `max-lineage-cost-usd` ({max_lineage_cost_usd}) allows"
+        else f"the most `max-attempts` ({limits.max_attempts}) allows"
+        if lineage.attempts >= limits.max_attempts or limits.max_lineage_cost_usd is None
+        else f"spending ${lineage.cost_usd:.4f}, the most `max-lineage-cost-usd` ({limits.max_lineage_cost_usd}) allows"
     )
     return (
         f"{MARKER}\n## ci-autofix is stuck on this branch\n\n"

@@ -11,7 +11,8 @@ leaves an unsealed PR that the next run for the same failed run finishes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ci_autofix.deliver import auto_apply, report
@@ -26,7 +27,6 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.state import provenance
 from ci_autofix.state.marker import Suggestion
-from ci_autofix.triage.model import Diagnosis
 
 if TYPE_CHECKING:
     from ci_autofix.ladder.run import Proposal
@@ -53,23 +53,58 @@ class Delivery:
 
 
 def deliver(
-    gh: GitHubAPI,
-    git: Git,
-    settings: Settings,
-    ctx: report.RunContext,
-    diagnosis: Diagnosis,
-    proposal: Proposal,
-    record: Suggestion,
-    reviewers: list[str],
-    workflow_file: str,
-    answering: report.Answering | None = None,
+    gh: GitHubAPI, git: Git, settings: Settings, brief: report.Brief, reviewers: list[str]
 ) -> Delivery:
+    """The fix of `brief` pushed from `git` to its side branch, and the suggestion PR into the
+    failing branch; the side branch is deleted again if the PR could not be opened."""
+    record, proposal = brief.record, brief.proposal
     start_ci = may_start_unreviewed(proposal.verdict)  # nobody has reviewed the fix yet
+    left = _push(gh, git, settings, brief, start_ci=start_ci)
+    try:
+        provenance.vouch(gh, record, brief.ctx.run_url)
+        ci = (
+            trigger_ci(gh, settings, record.workflow, record.fix_branch)
+            if start_ci
+            else held_back(gh, settings, record.workflow, record.fix_branch, proposal.verdict)
+        )
+        record = record.model_copy(
+            update={
+                "ci_run_id": ci.run_id,
+                "ci_run_url": ci.run_url,
+                "labels": labels_for(settings, proposal),
+            }
+        )
+        brief = replace(brief, record=record)
+        unverified = UNVERIFIED_LABEL in record.labels
+        redacted = Redactor(settings.secrets())  # the whole title and body, in one place
+        body = partial(_body, settings, brief, redacted, ci.note)
+        pull = gh.create_pull(
+            base=brief.ctx.failing_branch,
+            head=record.fix_branch,
+            title=redacted(report.pr_title(brief)),
+            body=body(None),
+            draft=unverified,
+        )
+    except BaseException:
+        gh.delete_branch(record.fix_branch)
+        raise
+    delivery = finish(gh, pull, record, reviewers, body(pull.number), ci.note)
+    if left is not None:
+        delivery.replaced = left
+    return delivery
+
+
+def _push(
+    gh: GitHubAPI, git: Git, settings: Settings, brief: report.Brief, *, start_ci: bool
+) -> LeftBehind | None:
+    """Push the fix to the side branch, leased on where an earlier delivery left it (`_left_behind`),
+    else on its absence; returns what it replaced."""
+    record = brief.record
     token = _push_token(settings, start_ci=start_ci)
     left = _left_behind(gh, settings, record)
     push = git.push(
         remote_url(settings.server_url, settings.repository),
-        f"{proposal.fix_sha}:refs/heads/{record.fix_branch}",
+        f"{brief.proposal.fix_sha}:refs/heads/{record.fix_branch}",
         token=token,
         server_url=settings.server_url,
         lease=(f"refs/heads/{record.fix_branch}", left.sha if left else ""),
@@ -83,56 +118,26 @@ def deliver(
         )
     if not push.ok:
         raise _push_failed(gh, push, record)
-    try:
-        provenance.vouch(gh, record, ctx.run_url)
-        ci = (
-            trigger_ci(gh, settings, workflow_file, record.fix_branch)
-            if start_ci
-            else held_back(gh, settings, workflow_file, record.fix_branch, proposal.verdict)
-        )
-        record = record.model_copy(
-            update={
-                "ci_run_id": ci.run_id,
-                "ci_run_url": ci.run_url,
-                "labels": labels_for(settings, proposal),
-            }
-        )
-        unverified = UNVERIFIED_LABEL in record.labels
-        redacted = Redactor(settings.secrets())  # the whole title and body, in one place
-        title = redacted(
-            answering.title
-            if answering
-            else report.pr_title(diagnosis, ctx.failing_branch, proposal.commands)
-        )
+    return left
 
-        def body(number: int | None) -> Redacted:
-            return redacted(
-                report.pr_body(
-                    ctx,
-                    diagnosis,
-                    proposal,
-                    record,
-                    apply_workflow=settings.apply_workflow,
-                    number=number,
-                    ci_note=ci.note,
-                    # review mode never dispatches apply itself: no note that says it would
-                    auto_apply=auto_apply.pr_note(proposal)
-                    if settings.auto_apply and answering is None
-                    else "",
-                    answering=answering,
-                )
-            )
 
-        pull = gh.create_pull(
-            base=ctx.failing_branch, head=record.fix_branch, title=title, body=body(None), draft=unverified
+def _body(
+    settings: Settings, brief: report.Brief, redacted: Redactor, ci_note: str, number: int | None
+) -> Redacted:
+    """The PR's body, with the apply instructions for PR `number` once it is known."""
+    answers_a_review = isinstance(brief.answers, report.Answering)
+    return redacted(
+        report.pr_body(
+            brief,
+            apply_workflow=settings.apply_workflow,
+            number=number,
+            ci_note=ci_note,
+            # review mode never dispatches apply itself: no note that says it would
+            auto_apply=auto_apply.pr_note(brief.proposal)
+            if settings.auto_apply and not answers_a_review
+            else "",
         )
-    except BaseException:
-        gh.delete_branch(record.fix_branch)
-        raise
-    delivery = finish(gh, pull, record, reviewers, body(pull.number), ci.note)
-    if left is not None:
-        delivery.replaced = left
-    return delivery
+    )
 
 
 def finish(
@@ -220,8 +225,8 @@ def _push_token(settings: Settings, *, start_ci: bool) -> str:
     return secret.get_secret_value()
 
 
-def reviewers_for(gh: GitHubAPI, settings: Settings, *, pr_numbers: list[int], head_sha: str) -> list[str]:
-    """The author of the failing change (PR author, else commit author) and the configured reviewers."""
+def reviewers_for(gh: GitHubAPI, reviewers: list[str], *, pr_numbers: list[int], head_sha: str) -> list[str]:
+    """The author of the failing change (PR author, else commit author) and `reviewers`, the configured ones."""
     people: list[str] = []
     numbers = pr_numbers or [p.number for p in gh.pulls_for_commit(head_sha) if p.head_repo == gh.repository]
     for number in numbers[:1]:
@@ -229,7 +234,7 @@ def reviewers_for(gh: GitHubAPI, settings: Settings, *, pr_numbers: list[int], h
             people.append(author)
     if not people and (login := gh.commit_author_login(head_sha)):
         people.append(login)
-    people.extend(settings.reviewers)
+    people.extend(reviewers)
     return [p for p in dict.fromkeys(people) if p and not p.endswith("[bot]")]
 
 

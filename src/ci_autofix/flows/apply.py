@@ -17,14 +17,14 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from ci_autofix.deliver.ci import trigger_ci
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows import apply_checks as checks
 from ci_autofix.flows.clients import Clients
+from ci_autofix.flows.ended import ended
 from ci_autofix.flows.event import read_payload
-from ci_autofix.flows.halts import halted
 from ci_autofix.git import Git, GitError, PushResult, fetch_bare, push_error, remote_url
 from ci_autofix.github import PullInfo
 from ci_autofix.github.api import GitHubAPI
@@ -48,6 +48,28 @@ class _Seen:
     record: Suggestion | None = None
 
 
+@dataclass(frozen=True)
+class Request:
+    """The approved request, as each step of the flow takes it: apply the suggestion `pull`, whose
+    `record` says which fix commit goes onto which branch, leased on which commit."""
+
+    settings: Settings
+    runner: Runner
+    gh: GitHubAPI
+    pull: PullInfo
+    record: Suggestion
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the checks before the push found: the failing run's workflow (CI is started with it),
+    whether propose dispatched this apply itself (`auto`), and the green CI run on the fix."""
+
+    workflow: str
+    auto: bool
+    ci_url: str
+
+
 def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     seen = _Seen()
     try:
@@ -57,12 +79,11 @@ def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             _comment(seen.gh, seen.pull.number, f"Not applied: {halt.message}", runner)
         if halt.reason != HaltReason.ALREADY_APPLIED:
             runner.warning(f"ci-autofix did not apply the suggestion ({halt.reason.value}): {halt.message}")
-        known = _known(seen)
+        known = _known(seen.pull, seen.record)
         if halt.reason == HaltReason.ALREADY_APPLIED:
             known["head_sha"] = known["fix_sha"]  # the branch's head, as after the first apply
-        outcome = halted(halt, **known)
-        runner.summary(summary(outcome))
-        return outcome
+        name = f"apply-{seen.pull.number}" if seen.pull else "apply"
+        return ended(halt, runner, keep_in=settings.runner_temp, name=name, summary=summary, **known)
 
 
 def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
@@ -71,14 +92,28 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     pull = seen.pull = gh.get_pull(number)
     runner.stage(f"checking suggestion #{number}")
     record = seen.record = checks.suggestion(pull, settings)
+    request = Request(settings, runner, gh, pull, record)
+    checked = _checked(request)
+    runner.stage(
+        f"pushing {record.fix_sha[:12]} onto {record.failing_branch} (lease: {record.head_sha[:12]})"
+    )
+    _push(request, auto=checked.auto)
+    runner.stage(f"{record.failing_branch} is now at {record.fix_sha[:12]}")
+    return _landed(request, checked)
+
+
+def _checked(request: Request) -> _Checked:
+    """Every check before the push, on what GitHub's API says: provenance, the failing run, not
+    applied yet, open, the actors, the policy, CI on the fix, the side branch, the failing branch."""
+    settings, gh, pull, record = request.settings, request.gh, request.pull, request.record
     branch = record.failing_branch
     statuses = gh.statuses(record.fix_sha)
     checks.vouched(statuses, record, settings)
     failing = checks.failing_run(gh, record)
     workflow = failing.workflow_path
     if record.workflow and record.workflow != workflow:
-        runner.warning(
-            f"The record of #{number} names the workflow `{record.workflow[:100]}`, but the failing run "
+        request.runner.warning(
+            f"The record of #{pull.number} names the workflow `{record.workflow[:100]}`, but the failing run "
             f"{failing.id} is of `{workflow}`: CI is started with the failing run's."
         )
 
@@ -86,11 +121,11 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
     if branch_head == record.fix_sha:
         raise Halt(
             HaltReason.ALREADY_APPLIED,
-            f"`{branch}` is already at the fix {record.fix_sha[:12]} of #{number}: it was applied "
+            f"`{branch}` is already at the fix {record.fix_sha[:12]} of #{pull.number}: it was applied "
             "before. Nothing changed.",
         )
     checks.open_pull(pull)
-    auto = checks.actors(gh, settings, number, record, statuses)  # dispatched by propose itself
+    auto = checks.actors(gh, settings, pull.number, record, statuses)  # dispatched by propose itself
     checks.policy(record)
     ci_url = checks.ci_green(gh, record, workflow) if settings.require_ci_green else ""
     checks.side_branch(gh.branch_sha(record.fix_branch), record)
@@ -98,8 +133,15 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         raise checks.refuse(
             f"The failing branch `{branch}` no longer exists: there is nothing to apply the fix to."
         )
+    return _Checked(workflow, auto, ci_url)
 
-    runner.stage(f"pushing {record.fix_sha[:12]} onto {branch} (lease: {record.head_sha[:12]})")
+
+def _push(request: Request, *, auto: bool) -> None:
+    """The fix commit fetched into a repository of ours, checked by git (the side branch, the
+    parent, the policy on the real diff; `auto`: with no finding at all), and pushed onto the
+    failing branch, leased on the commit the suggestion was made for."""
+    settings, record = request.settings, request.record
+    branch = record.failing_branch
     read_token, push_token = _tokens(settings)
     url = remote_url(settings.server_url, settings.repository)
     with tempfile.TemporaryDirectory(prefix="ci-autofix-apply-") as tmp:
@@ -120,21 +162,30 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
             lease=(f"refs/heads/{branch}", record.head_sha),
         )
     if push.stale:
-        _stale(gh, pull, record, runner)
+        _stale(request)
     if not push.ok:
-        _push_failed(gh, push, record, runner)
+        _push_failed(request, push)
 
-    runner.stage(f"{branch} is now at {record.fix_sha[:12]}")
-    # The fix has landed: what follows is housekeeping, and a failure there must not hide that.
+
+def _landed(request: Request, checked: _Checked) -> Outcome:
+    """The fix has landed: what follows is housekeeping, and a failure there must not hide that."""
+    settings, runner, gh, pull, record = (
+        request.settings,
+        request.runner,
+        request.gh,
+        request.pull,
+        request.record,
+    )
+    branch, number = record.failing_branch, pull.number
     problems: list[str] = []
     ci = _after(
         problems,
         runner,
         "start CI",
-        lambda: trigger_ci(gh, settings, checks.dispatchable_workflow(workflow), branch),
+        lambda: trigger_ci(gh, settings, checks.dispatchable_workflow(checked.workflow), branch),
     )
     note = ci.note if ci else "CI could not be started on the branch (see the warnings)."
-    closing = _after(problems, runner, f"close #{number}", lambda: _close(gh, pull, record, note, runner))
+    closing = _after(problems, runner, f"close #{number}", lambda: _close(request, note))
     if not settings.keep_branch:
         _after(problems, runner, f"delete `{record.fix_branch}`", lambda: gh.delete_branch(record.fix_branch))
     kept = f" The suggestion branch `{record.fix_branch}` was kept." if settings.keep_branch else ""
@@ -143,11 +194,11 @@ def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) ->
         message=f"The fix {record.fix_sha[:12]} from #{number} is on `{branch}`; "
         f"{closing or f'#{number} could not be closed'}.{kept}",
         head_sha=record.fix_sha,
-        **_known(seen),
+        **_known(pull, record),
         details={
             "ci": note,
             "ci_run_url": (ci.run_url if ci else None) or "",
-            "ci_on_fix": ci_url,
+            "ci_on_fix": checked.ci_url,
             "warnings": problems,
         },
     )
@@ -210,13 +261,14 @@ def _fetch_fix(root: Path, url: str, record: Suggestion, token: str, server_url:
         raise _git_failed(f"fetch the suggestion branch `{record.fix_branch}`", exc) from None
 
 
-def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion, runner: Runner) -> None:
+def _push_failed(request: Request, push: PushResult) -> None:
     """A push that failed, but not on the lease: when its answer was lost after GitHub took it
     (the branch is at the fix), the fix has landed and apply goes on; otherwise an error that
     says what refused it and what to do."""
+    record = request.record
     branch = record.failing_branch
     try:
-        landed = gh.branch_sha(branch) == record.fix_sha
+        landed = request.gh.branch_sha(branch) == record.fix_sha
     except UserError:
         landed = False
     error = push_error(
@@ -226,7 +278,9 @@ def _push_failed(gh: GitHubAPI, push: PushResult, record: Suggestion, runner: Ru
     )
     if not landed:
         raise error
-    runner.warning(f"{error.cause}\nThe branch is at the fix {record.fix_sha[:12]} even so: the push landed.")
+    request.runner.warning(
+        f"{error.cause}\nThe branch is at the fix {record.fix_sha[:12]} even so: the push landed."
+    )
 
 
 def _git_failed(doing: str, exc: GitError) -> UserError:
@@ -244,7 +298,9 @@ def _parents(git: Git, sha: str) -> list[str]:
     return [line.split(" ", 1)[1].strip() for line in header.splitlines() if line.startswith("parent ")]
 
 
-def _stale(gh: GitHubAPI, pull: PullInfo, record: Suggestion, runner: Runner) -> None:
+def _stale(request: Request) -> NoReturn:
+    """The lease refused the push: the branch moved, so the suggestion is stale and closed."""
+    gh, pull, record, runner = request.gh, request.pull, request.record, request.runner
     branch = record.failing_branch
     message = (
         f"`{branch}` moved after this fix was proposed (it was at {record.head_sha[:12]}), so the "
@@ -260,11 +316,12 @@ def _stale(gh: GitHubAPI, pull: PullInfo, record: Suggestion, runner: Runner) ->
     raise Halt(HaltReason.BRANCH_MOVED, message)
 
 
-def _close(gh: GitHubAPI, pull: PullInfo, record: Suggestion, ci_note: str, runner: Runner) -> str:
+def _close(request: Request, ci_note: str) -> str:
     """Tell the suggestion PR it was applied and close it, unless GitHub shows it merged already."""
+    gh, pull, record = request.gh, request.pull, request.record
     applied = f"Applied: `{record.failing_branch}` is now at {record.fix_sha}."
     notes = [applied, f"CI on `{record.failing_branch}`: {ci_note}"] if ci_note else [applied]
-    _comment(gh, pull.number, "\n\n".join(notes), runner)
+    _comment(gh, pull.number, "\n\n".join(notes), request.runner)
     if gh.get_pull(pull.number).merged:
         return f"GitHub shows #{pull.number} as merged"
     gh.close_pull(pull.number)
@@ -278,9 +335,8 @@ def _comment(gh: GitHubAPI, number: int, text: str, runner: Runner) -> None:
         runner.warning(f"Could not comment on #{number}: {exc.cause}")
 
 
-def _known(seen: _Seen) -> dict[str, Any]:
+def _known(pull: PullInfo | None, record: Suggestion | None) -> dict[str, Any]:
     """The outcome's fields for the suggestion, as far as the flow got before it ended."""
-    record, pull = seen.record, seen.pull
     return {
         "fix_branch": record.fix_branch if record else "",
         "fix_sha": record.fix_sha if record else "",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,15 +28,26 @@ if TYPE_CHECKING:  # the stages are imported when they run, so `--help` stays fa
     from ci_autofix.workflow.definition import WorkflowCommands
 
 
+@dataclass(frozen=True)
+class LocalAttempt:
+    """The local attempt, as each step of the flow takes it: the checkout (`git`) at `head`, the
+    new branch `name` the fix goes on, by `author`, and the failed `log` (the agent's `logs` tool's
+    one job)."""
+
+    git: Git
+    head: str
+    name: str
+    author: Identity
+    log: bytes | Path
+    settings: Settings
+    runner: Runner
+
+
 def fix(
     repo: Path, log: bytes | Path, settings: Settings, runner: Runner, *, branch: str | None = None
 ) -> tuple[Proposal, str]:
     """Triage, fixers, agent, verification and policy; the fix lands on a new local branch, by the
     identity your git commits with in `repo` (`user.name`, `user.email`), else by the Action's bot."""
-    from ci_autofix.triage import diagnose
-    from ci_autofix.triage.locate import locate_failures
-    from ci_autofix.workflow.definition import claimed_commands
-
     git, head = checkout(repo)
     current = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).output.strip() or "detached"
     name = new_branch(
@@ -49,17 +61,32 @@ def fix(
         runner.warning(
             "Your working tree has uncommitted changes; the fix is made against HEAD without them."
         )
+    at = LocalAttempt(git, head, name, configured_identity(repo) or BOT, log, settings, runner)
+    diagnosis, commands = _triage(at)
+    try:
+        proposal = _ladder(at, diagnosis, commands)
+    except Halt as halt:
+        raise _with_fixer_hint(halt, diagnosis, settings) from None
+    return proposal, name
 
+
+def _triage(at: LocalAttempt) -> tuple[Diagnosis, WorkflowCommands]:
+    """The log's diagnosis, and the commands of the workflow steps it names as failing."""
+    from ci_autofix.triage import diagnose
+    from ci_autofix.triage.locate import locate_failures
+    from ci_autofix.workflow.definition import claimed_commands
+
+    runner = at.runner
     runner.stage("triage")
-    diagnosis = diagnose(log, max_tokens=settings.max_log_tokens)
-    locate_failures(diagnosis, repo)
+    diagnosis = diagnose(at.log, max_tokens=at.settings.max_log_tokens)
+    locate_failures(diagnosis, at.git.repo)
     runner.info(
         f"  {len(diagnosis.failures)} failure(s), category {diagnosis.category.value}; "
         f"the log names as failing: {', '.join(c.splitlines()[0] for c in diagnosis.log_commands) or 'no command'}"
     )
     # A command named only by the log is never run: it must be a workflow step's `run:` (or be
     # given with --test-command, which verification runs anyway).
-    commands = claimed_commands(git, head, diagnosis.log_commands)
+    commands = claimed_commands(at.git, at.head, diagnosis.log_commands)
     for note in commands.notes:
         runner.info(f"  {note}")
     if diagnosis.is_infra:
@@ -68,66 +95,37 @@ def fix(
             f"The log shows an infrastructure failure "
             f"({diagnosis.infra_reason or diagnosis.category.value}): no code change would fix it.",
         )
-    author = configured_identity(repo) or BOT
-    try:
-        proposal = _ladder(
-            git,
-            repo,
-            head,
-            name,
-            diagnosis,
-            settings,
-            runner,
-            commit_message(diagnosis, head),
-            commands,
-            author,
-            log,
-        )
-    except Halt as halt:
-        raise _with_fixer_hint(halt, diagnosis, settings) from None
-    return proposal, name
+    return diagnosis, commands
 
 
-def _ladder(
-    git: Git,
-    repo: Path,
-    head: str,
-    name: str,
-    diagnosis: Diagnosis,
-    settings: Settings,
-    runner: Runner,
-    message: CommitMessage,
-    commands: WorkflowCommands,
-    author: Identity,
-    log: bytes | Path,
-) -> Proposal:
-    """The ladder in a work area of `head`; `log`, the failed log, is the agent's `logs` tool's one job."""
+def _ladder(at: LocalAttempt, diagnosis: Diagnosis, commands: WorkflowCommands) -> Proposal:
+    """The ladder in a work area of `head`; the fix (or a halted attempt's change) is fetched
+    back as the new branch."""
     from ci_autofix.agent.joblogs import JobLog
     from ci_autofix.flows.clients import build_clients
     from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
 
-    with workarea(repo, head) as area:
+    git, repo, name = at.git, at.git.repo, at.name
+    with workarea(repo, at.head) as area:
+        job = LadderInput(
+            area=area,
+            head_sha=at.head,
+            diagnosis=diagnosis,
+            settings=at.settings,
+            commit_message=commit_message(diagnosis, at.head),
+            tools_dir=area.tools_dir,
+            llm_factory=build_clients(at.settings).llm,
+            commands=commands.lines,
+            actions=commands.actions,
+            notes=commands.notes,
+            workflow_job=commands.job,
+            matrix=commands.matrix,
+            author=at.author,
+            logs=[JobLog("log", at.log)],
+        )
         try:
-            proposal = run_ladder(
-                LadderInput(
-                    area=area,
-                    head_sha=head,
-                    diagnosis=diagnosis,
-                    settings=settings,
-                    commit_message=message,
-                    tools_dir=area.tools_dir,
-                    llm_factory=build_clients(settings).llm,
-                    commands=commands.lines,
-                    actions=commands.actions,
-                    notes=commands.notes,
-                    workflow_job=commands.job,
-                    matrix=commands.matrix,
-                    author=author,
-                    logs=[JobLog("log", log)],
-                ),
-                runner,
-            )
+            proposal = run_ladder(job, at.runner)
         except Halt as halt:
             if halt.kept is None or not halt.kept.commit:
                 raise

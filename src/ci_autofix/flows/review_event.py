@@ -1,10 +1,10 @@
-"""The `pull_request_review` payload, and the review flow's guards decided from it alone.
+"""The `pull_request_review` payload, and the review flow's guards: from it alone, then from the API.
 
 Only a submitted review that requests changes, on an open PR whose head branch is in this
 repository (never a fork's, whatever `allow-forks` says: the suggestion must be opened into the
 head branch) and is not a ci-autofix suggestion branch, by a person (a bot only with `allow-bots`),
 goes any further; everything else halts before any API call. What the payload says is checked
-again against GitHub's API by the flow (`flows.review`): the payload is untrusted data.
+again against GitHub's API (`the_review`): the payload is untrusted data.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ci_autofix.errors import Halt, HaltReason, UserError
+from ci_autofix.flows.access import WRITE_LEVELS
 from ci_autofix.flows.event import Account, PullRequestBranch, Repository, validation_problems
+from ci_autofix.github import PullInfo, ReviewInfo
+from ci_autofix.github.api import GitHubAPI
 from ci_autofix.settings import Settings
 
 
@@ -115,3 +118,46 @@ def check_review_guards(event: ReviewEvent, settings: Settings) -> None:
             f"Review {review.id} is by {who}, a bot: ignored, so no fix is started without a person's "
             "judgement. Set `allow-bots: true` to act on bots' reviews.",
         )
+
+
+def the_review(gh: GitHubAPI, settings: Settings, pull: PullInfo, review_id: int) -> ReviewInfo:
+    """The review as GitHub's API reports it: changes requested by someone with write access, on
+    the PR's current head commit, of an open PR whose head is in this repository."""
+    found = gh.review(pull.number, review_id)
+    if found.state != "CHANGES_REQUESTED":
+        raise Halt(
+            HaltReason.NOT_A_FAILURE,
+            f"Review {found.id} on #{pull.number} is `{found.state}` (GitHub's API), not `CHANGES_REQUESTED`: "
+            "nothing to fix.",
+        )
+    if pull.state != "open":
+        raise Halt(HaltReason.NOT_A_FAILURE, f"#{pull.number} is {pull.state}: there is nothing to change.")
+    if pull.head_repo != gh.repository:
+        raise Halt(
+            HaltReason.FORK,
+            f"#{pull.number}'s head branch is in `{pull.head_repo or 'a deleted repository'}`, not in this "
+            "repository: a suggestion can only be opened into a branch of this repository, and fixing a "
+            "fork's code would run it in a job that holds secrets. Nothing is done.",
+        )
+    if found.author is None or (is_bot(found.author, found.author_type) and not settings.allow_bots):
+        raise Halt(
+            HaltReason.REFUSED,
+            f"Review {found.id} is by {f'@{found.author}' if found.author else 'a deleted account'}, a bot "
+            "or nobody (GitHub's API): ignored. Set `allow-bots: true` to act on bots' reviews.",
+        )
+    level = gh.permission(found.author)
+    if level not in WRITE_LEVELS:
+        raise Halt(
+            HaltReason.REFUSED,
+            f"@{found.author} requested changes on #{pull.number} but has `{level}` access to the repository: "
+            "ignored. Only a review by someone with write access starts a fix (their judgement is what the "
+            "fix carries out).",
+        )
+    if found.commit_id != pull.head_sha:
+        raise Halt(
+            HaltReason.BRANCH_MOVED,
+            f"#{pull.number} moved on to {pull.head_sha[:12]} since review {found.id} was made on "
+            f"{found.commit_id[:12]}: the review is about older code, so nothing is done. Request changes "
+            "again on the new head if they still apply.",
+        )
+    return found

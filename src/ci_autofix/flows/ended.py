@@ -1,11 +1,13 @@
-"""A halt as each flow ends with it: an outcome for the Action, one line and exit 3 locally.
+"""How a flow ends on a halt: kept work, an outcome and a summary for the Action; exit 3 locally.
 
-The flows catch their own halts (each knows what else a halt owes: a comment, the
-diagnosis for the summary); the words and fields of the ending are made here, once.
+Every flow catches its own halts (each knows what else a halt owes: a comment, the attempt's
+record); what the ending is made of (the halt's reason and words, what the agent spent, the
+halted attempt's work in files and in the summary) is made here, once, for all of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,29 @@ from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 
 EXIT_HALTED = 3  # a local command halted without a fix
+
+
+def ended(
+    halt: Halt,
+    runner: Runner,
+    *,
+    keep_in: Path | None,
+    name: str,
+    summary: Callable[[Outcome], str],
+    **fields: Any,
+) -> Outcome:
+    """An Action flow's ending for `halt`: the outcome (the halt's reason, message and details,
+    what the agent spent, the files that keep the halted attempt's work under `keep_in` named
+    after `name`, and what the flow adds in `fields`) and the job summary (`summary` of the
+    outcome, then the kept work)."""
+    spent = halt.spent  # set when the halt came after the agent ran
+    if spent is not None:
+        fields = {"cost_usd": spent.cost_usd, "agent_turns": spent.turns, **fields}
+    if halt.kept is not None:
+        fields = {**fields, **keep_work(halt.kept, keep_in, runner, name)}
+    outcome = halted(halt, **fields)
+    runner.summary(summary(outcome) + (f"\n{kept.summary(halt.kept)}\n" if halt.kept else ""))
+    return outcome
 
 
 def halted(halt: Halt, **fields: Any) -> Outcome:
