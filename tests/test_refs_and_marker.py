@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.git import try_git
 
 from ci_autofix.errors import UserError
 from ci_autofix.refs import branch_problem, check_branch_name, check_sha
 from ci_autofix.state import marker
+from tests.testing.git import try_git
 
 SHA = "a" * 40
 FIX = "b" * 40

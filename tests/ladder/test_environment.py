@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from testing.git import DEV, git
-
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
+from tests.testing.git import DEV, git
 
 CHECK = 'python -c "import six; print(six.__version__)"'
 

@@ -8,12 +8,11 @@ import re
 import sys
 from pathlib import Path
 
-from testing.git import DEV, git
-
 from ci_autofix.deliver import kept
 from ci_autofix.errors import Kept
 from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
+from tests.testing.git import DEV, git
 
 BIN = Path(sys.executable).parent
 TOKEN = "ghp_" + "b" * 36

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import reply, tool_use
-from runner_sim import RUNNER_UID, RunnerSim, RunResult
-from testing.git import ALICE, clone, commit, git, init_repo
-
 from ci_autofix.cli.demo import job_log
+from tests.testing.calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import ALICE, clone, commit, git, init_repo
+from tests.testing.runner_sim import RUNNER_UID, RunnerSim, RunResult
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"

@@ -24,13 +24,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, EDITOR, PYTEST, SUMMARY, messages_process
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import reply, tool_use
-from runner_sim import RunnerSim, RunResult
-from testing.git import ALICE, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.calc_scenario import (
+    API_KEY,
+    CALC_BROKEN,
+    CALC_OK,
+    EDITOR,
+    PYTEST,
+    SUMMARY,
+    messages_process,
+)
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import ALICE, clone, commit, git, init_repo
+from tests.testing.runner_sim import RunnerSim, RunResult
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from emulator import GitHubEmulator
-from emulator.sample import publish_failure
-from runner_sim import RunnerSim
-from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.emulator.sample import publish_failure
+from tests.testing.git import commit, git, init_repo
+from tests.testing.runner_sim import RunnerSim
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import cmarkgfm
-from calc_scenario import CALC_BROKEN, CALC_OK, PYTEST
 from cmarkgfm.cmark import Options as CmarkOptions
-from emulator import GitHubEmulator, Run
-from emulator.sample import publish_failure
-from runner_sim import RunnerSim, RunResult, WorkflowCommand, parse_commands
-from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.calc_scenario import CALC_BROKEN, CALC_OK, PYTEST
+from tests.testing.emulator import GitHubEmulator, Run
+from tests.testing.emulator.sample import publish_failure
+from tests.testing.git import commit, git, init_repo
+from tests.testing.runner_sim import RunnerSim, RunResult, WorkflowCommand, parse_commands
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"

@@ -11,14 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from calc_scenario import API_KEY, EDITOR, messages_process
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import reply, tool_use
-from runner_sim import RunnerSim, RunResult
-from sandbox_tools import sandbox_path
-
 from ci_autofix.deliver.stuck import MARKER
-from testing.git import clone, commit, git, init_repo
+from tests.testing.calc_scenario import API_KEY, EDITOR, messages_process
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import clone, commit, git, init_repo
+from tests.testing.runner_sim import RunnerSim, RunResult
+from tests.testing.sandbox_tools import sandbox_path
 
 REPO = "acme/cache"
 CI = ".github/workflows/ci.yml"

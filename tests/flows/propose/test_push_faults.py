@@ -1,0 +1,93 @@
+"""Delivery's push of the side branch, refused or failed: the propose flow ends in a `UserError`
+naming GitHub's refusal and the remedy (never a traceback), and leaves nothing half-made (no
+side branch, no pull request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ci_autofix.errors import UserError
+from tests.testing.format_scenario import REPO, Scenario
+from tests.testing.propose import propose_in_process
+
+SIDE_PREFIX = "refs/heads/ci-autofix/"
+
+
+def side_branches(scenario: Scenario) -> dict[str, str]:
+    return scenario.emu.refs(REPO, SIDE_PREFIX)
+
+
+def propose_error(scenario: Scenario, tmp_path: Path) -> UserError:
+    with pytest.raises(UserError) as raised:
+        propose_in_process(scenario.emu, tmp_path, scenario.run, scenario.workspace)
+    return raised.value
+
+
+def test_a_ruleset_refusing_the_side_branch_names_the_rule_and_leaves_nothing(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    secret = "ghp_" + "s" * 36  # a secret-shaped string in GitHub's text is not repeated
+    scenario.emu.add_ruleset(
+        REPO, r"^refs/heads/ci-autofix/", rule=f"Branch names must not start with ci-autofix/ ({secret})"
+    )
+    error = propose_error(scenario, tmp_path)
+    assert "a repository ruleset refused it (GH013)" in error.cause
+    assert "GH013: Repository rule violations found for refs/heads/ci-autofix/feature/" in error.cause
+    assert "Branch names must not start with ci-autofix/" in error.cause
+    assert secret not in error.cause
+    assert "bypass list" in error.remedy and "re-run this job" in error.remedy
+    assert side_branches(scenario) == {}
+    assert scenario.emu.pulls(REPO) == []
+
+
+def test_a_push_without_contents_write_says_which_permission(scenario: Scenario, tmp_path: Path) -> None:
+    scenario.emu.forbid_push()
+    error = propose_error(scenario, tmp_path)
+    assert "GitHub refused the token (403)" in error.cause
+    assert "Permission to acme/widgets.git denied" in error.cause
+    assert "`contents: write`" in error.remedy
+    assert side_branches(scenario) == {}
+    assert scenario.emu.pulls(REPO) == []
+
+
+def test_a_push_that_landed_but_whose_answer_was_lost_is_undone(scenario: Scenario, tmp_path: Path) -> None:
+    """GitHub's front end answers 502 after git wrote the branch: the branch is deleted again."""
+    scenario.emu.fail_git("POST", r"/git-receive-pack$", 502, after=True)
+    error = propose_error(scenario, tmp_path)
+    assert "GitHub's git service failed (HTTP 502)" in error.cause
+    assert "was created even so and has been deleted" in error.cause
+    assert "githubstatus.com" in error.remedy
+    assert side_branches(scenario) == {}
+    assert scenario.emu.pulls(REPO) == []
+    deletes = scenario.emu.api_requests("DELETE", r"/git/refs/heads/ci-autofix/feature/")
+    assert [r.status for r in deletes] == [204]
+
+
+def test_a_push_that_failed_before_git_wrote_anything_deletes_nothing(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    scenario.emu.fail_git("POST", r"/git-receive-pack$", 503)
+    error = propose_error(scenario, tmp_path)
+    assert "HTTP 503" in error.cause
+    assert "deleted" not in error.cause
+    assert scenario.emu.api_requests("DELETE") == []
+    assert side_branches(scenario) == {}
+
+
+def test_through_the_entrypoint_a_refused_push_is_an_error_with_its_remedy_not_a_bug(
+    scenario: Scenario,
+) -> None:
+    scenario.emu.add_ruleset(REPO, r"^refs/heads/ci-autofix/")
+    result = scenario.propose()
+    assert result.exit_code == 1
+    assert (result.outputs["status"], result.outputs["reason"]) == ("error", "error"), result.log
+    assert "Traceback" not in result.log
+    # the failure's own annotation (`would be reformatted`), then ours
+    [error] = [e for e in result.annotations("error") if "git could not push" in e.message]
+    assert "a repository ruleset refused it (GH013)" in error.message
+    assert "What to do: Add the token's identity to the ruleset's bypass list" in error.message
+    assert "Changes must be made through a pull request." in result.summary
+    assert side_branches(scenario) == {}
+    assert scenario.emu.pulls(REPO) == []
