@@ -248,7 +248,7 @@ def test_a_command_printed_by_a_test_is_neither_allowed_nor_trusted_in_the_model
 
 
 def test_local_fix_runs_no_command_that_only_the_log_names(tmp_path: Path) -> None:
-    from test_local_cli import cli
+    from tests.flows.local.test_cli import cli
 
     repo, marker = tmp_path / "repo", tmp_path / "injected-command-ran"
     init_repo(repo, {"test_x.py": "def test_x():\n    assert 1 == 2\n"})

@@ -447,7 +447,9 @@ def test_the_fixture_fails_a_test_that_breaks_the_description(pytester: pytest.P
                          headers={"Authorization": f"token {github_emulator.token}"}, timeout=10)
         """
     )
-    result = pytester.runpytest_inprocess("-q", "-p", "tests.testing.emulator.fixtures", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "-q", "-p", "tests.testing.emulator.fixtures", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=2, errors=1)  # test_bad passes its call, fails at teardown
     result.stdout.fnmatch_lines(["*request-body: POST /repos/a/b/pulls*"])
 

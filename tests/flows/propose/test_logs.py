@@ -1,7 +1,7 @@
 """The propose flow with the `logs` tool: the agent lists, searches and reads the failed job's
 whole log, writes a failing test first (Trace & Verify), fixes, and the fix is proposed.
 
-As in `test_propose_agent_e2e.py`: the action runs as a subprocess laid out like the runner, the
+As in `test_agent.py`: the action runs as a subprocess laid out like the runner, the
 real SDK talks to the Messages API fake, the real PyGithub to the GitHub emulator, whose job log
 is the real output of the failing pytest. The log is downloaded once, by triage; what the tool
 returns comes from the copy the ladder stored.
