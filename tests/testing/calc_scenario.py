@@ -17,11 +17,10 @@ from typing import Any
 
 from ci_autofix.cli.demo import job_log
 from tests.testing.emulator import GitHubEmulator, Run
-from tests.testing.emulator.sample import publish_failure
 from tests.testing.fakes.messages import reply, tool_use
-from tests.testing.git import commit, git, init_repo
 from tests.testing.runner_sim import RunnerSim, RunResult
 from tests.testing.sandbox_tools import sandbox_path
+from tests.testing.world import alice_repository
 
 EDITOR = "str_replace_based_edit_tool"
 PYTEST = "python -m pytest -q -p no:cacheprovider tests"
@@ -112,7 +111,6 @@ class Broken:
 
 def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = None) -> Broken:
     """`acme/calc` with a working `add` (and `files`) on main, broken on `fix-rounding`, whose CI failed."""
-    source = tmp_path / "source"
     ci = f"on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {PYTEST}\n"
     layout = {
         "calc.py": CALC_OK,
@@ -120,14 +118,13 @@ def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = Non
         ".github/workflows/ci.yml": ci,
         **(files or {}),
     }
-    init_repo(source, layout)
-    git(source, "checkout", "-q", "-b", BRANCH)
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
-    log = job_log(source, [PYTEST])
+    repository = alice_repository(
+        emu, tmp_path / "source", REPO, layout, BRANCH, {"calc.py": CALC_BROKEN}, "Refactor add"
+    )
+    log = job_log(repository.source, [PYTEST])
     assert b" failed" in log
-    workspace = tmp_path / "workspace"
-    run = publish_failure(emu, REPO, source, BRANCH, head_sha, PYTEST, log, workspace)
-    return Broken(run, head_sha, workspace)
+    run = repository.failed_run(PYTEST, log)
+    return Broken(run, repository.head_sha, repository.checkout(tmp_path / "workspace"))
 
 
 def propose(

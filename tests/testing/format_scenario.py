@@ -1,5 +1,6 @@
-"""A repository whose CI failed on `ruff format --check`, seeded in the GitHub emulator with the
-real tool's log and a checkout of the failing commit, as the propose job sees it. Shared by the
+"""A repository whose CI failed on `ruff format --check` (`world`'s failed run of alice), seeded
+in the GitHub emulator with the real tool's log and a checkout of the failing commit, as the
+propose job sees it. Shared by the
 propose and apply end-to-end tests."""
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ci_autofix.cli.demo import job_log
-from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from tests.testing.git import ALICE, clone, commit, git, init_repo
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run
 from tests.testing.runner_sim import RunnerSim
+from tests.testing.world import alice_repository, failing_job
 
 REPO = "acme/widgets"
 CLEAN = {
@@ -87,26 +90,22 @@ def make_scenario(
     emu: GitHubEmulator, tmp_path: Path, *, dispatch: bool = False, files: dict[str, str] | None = None
 ) -> Scenario:
     """`dispatch`: CI has a `workflow_dispatch` trigger; `files`: more files on the default branch."""
-    source = tmp_path / "source"
     ci = {".github/workflows/ci.yml": DISPATCHABLE_CI} if dispatch else {}
-    init_repo(source, {**CLEAN, **ci, **(files or {})})
-    git(source, "checkout", "-q", "-b", "feature")
-    head_sha = commit(source, BROKEN, "Add perimeter")
-    log = job_log(source, ["ruff format --check ."])
-    emu.create_repo(REPO, source=source)
-    emu.add_workflow(REPO, ".github/workflows/ci.yml", "CI", dispatch=dispatch)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    jobs = [
-        JobSpec(
-            "lint",
-            "failure",
-            [StepSpec("Set up job", "success"), StepSpec("Run ruff format --check .", "failure")],
-            log=log,
-        )
-    ]
-    run = emu.add_workflow_run(
-        REPO, ".github/workflows/ci.yml", "feature", head_sha, "failure", actor="alice", jobs=jobs
+    main = {**CLEAN, **ci, **(files or {})}
+    repository = alice_repository(
+        emu, tmp_path / "source", REPO, main, "feature", BROKEN, "Add perimeter", dispatch=dispatch
     )
-    workspace = tmp_path / "workspace"  # what actions/checkout leaves: the failing commit, detached
-    clone(source, workspace, detach=head_sha)
-    return Scenario(emu, RunnerSim(tmp_path).for_emulator(emu, REPO), run, head_sha, workspace, source, jobs)
+    log = job_log(repository.source, ["ruff format --check ."])
+    jobs = [failing_job("ruff format --check .", log, job="lint", set_up_job=True)]
+    run = repository.run(jobs)
+    workspace = repository.checkout(tmp_path / "workspace")  # the failing commit, detached
+    sim = RunnerSim(tmp_path).for_emulator(emu, REPO)
+    return Scenario(emu, sim, run, repository.head_sha, workspace, repository.source, jobs)
+
+
+def in_process(emu: GitHubEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scenario:
+    """The scenario for a propose run in this process (`propose.propose_in_process`): ruff is this
+    interpreter's (as in the image) and HOME is the test's own."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return make_scenario(emu, tmp_path)
