@@ -66,6 +66,13 @@ POLICY_PY = (
     "tests/policy/test_rules_python.py",
 )
 
+SUGGESTION = ("tests/deliver/test_suggestion.py",)
+LEDGER = ("tests/state/test_ledger.py",)
+CLIENT = ("tests/github/test_client.py",)
+LOCAL = ("tests/flows/test_local.py",)
+REAP = ("tests/test_reap.py",)
+FIXER_RUN = ("tests/fixers/test_run.py",)
+
 
 @dataclass(frozen=True)
 class Mutation:
@@ -1400,6 +1407,77 @@ MUTATIONS = [
         "            if _read(root, name) is not None:\n                config.note(package, name)",
         "            config.note(package, name)",
         WIRE_FIXERS,
+    ),
+    # ---- the modules' own tests (tests/<package>/test_<module>.py) ---------------------------------
+    Mutation(
+        "own-suggestion-branch-kept-when-the-pr-fails",
+        "deliver/suggestion.py",
+        "    except BaseException:\n        gh.delete_branch(record.fix_branch)\n        raise\n",
+        "    except BaseException:\n        raise\n",
+        SUGGESTION,
+    ),
+    Mutation(
+        "own-suggestion-replaced-branch-not-named",
+        "deliver/suggestion.py",
+        "    if left is not None:\n        delivery.replaced = left\n",
+        "    if left is None:\n        delivery.replaced = left\n",
+        SUGGESTION,
+    ),
+    Mutation(
+        "own-ledger-open-pulls-ignored",
+        "state/ledger.py",
+        "if branch not in open_heads and branch != keep",
+        "if branch != keep",
+        LEDGER,
+    ),
+    Mutation(
+        "own-ledger-record-not-read",
+        "state/ledger.py",
+        "    return Existing(pull, marker.parse(pull.body))\n",
+        "    return Existing(pull, None)\n",
+        LEDGER,
+    ),
+    Mutation(
+        "own-client-missing-label-is-an-error",
+        "github/client.py",
+        "            if exc.status != 404:\n",
+        "            if exc.status != 0:\n",
+        CLIENT,
+    ),
+    Mutation(
+        "own-client-branch-names-keep-refs-heads",
+        "github/client.py",
+        'removeprefix("refs/heads/"): str(i["object"]["sha"])',
+        'removeprefix("refs/"): str(i["object"]["sha"])',
+        CLIENT,
+    ),
+    Mutation(
+        "own-local-identity-ignored",
+        "flows/local.py",
+        "    author = configured_identity(repo) or BOT\n",
+        "    author = BOT\n",
+        LOCAL,
+    ),
+    Mutation(
+        "own-local-branch-d-advised-for-yours",
+        "flows/local.py",
+        "            if name.startswith(prefix)\n",
+        "            if True\n",
+        LOCAL,
+    ),
+    Mutation(
+        "own-reap-leftovers-not-named",
+        "reap.py",
+        "            return tuple(sorted(killed))\n",
+        "            return ()\n",
+        REAP,
+    ),
+    Mutation(
+        "own-fixer-run-out-of-scope-kept",
+        "fixers/run.py",
+        "        undo = [p for p in changed if result.timed_out or not _allowed(sandbox, spec, p)]\n",
+        "        undo = [p for p in changed if result.timed_out]\n",
+        FIXER_RUN,
     ),
 ]
 

@@ -254,6 +254,34 @@ def test_pull_lifecycle(world: World) -> None:
     assert gh.find_pull("feature/login", state="open") is None
 
 
+def test_a_label_is_taken_off_and_one_that_is_not_there_is_no_error(world: World) -> None:
+    world.emu.add_pull(REPO, "feature/login", "main", user="alice")
+    world.gh.add_labels(1, ["ci-autofix", "ci-autofix:stuck"])
+    world.gh.remove_label(1, "ci-autofix:stuck")
+    world.gh.remove_label(1, "ci-autofix:stuck")  # already off: GitHub answers 404, which is fine
+    assert world.emu.labels(REPO, 1) == ["ci-autofix"]
+    assert [r.status for r in world.emu.api_requests("DELETE", r"/labels/")] == [200, 404]
+    world.emu.fail("DELETE", r"/labels/", 403)
+    with pytest.raises(UserError):  # any other refusal is one
+        world.gh.remove_label(1, "ci-autofix")
+
+
+def test_comments_on_a_pull_request_and_on_a_commit_are_read_back_and_edited_in_place(world: World) -> None:
+    gh = world.gh
+    world.emu.add_pull(REPO, "feature/login", "main", user="alice")
+    posted = gh.comment(1, Redacted("first"))
+    edited = gh.edit_comment(posted.id, Redacted("second"))
+    assert (edited.id, edited.body) == (posted.id, "second")
+    assert [(c.id, c.body) for c in gh.comments(1)] == [(posted.id, "second")]
+    assert world.emu.comments(REPO, 1) == ["second"]
+    on_commit = gh.commit_comment(world.feature_sha, Redacted("no pull request: asked here"))
+    assert gh.commit_comments(world.main_sha) == []
+    assert [c.body for c in gh.commit_comments(world.feature_sha)] == ["no pull request: asked here"]
+    again = gh.edit_commit_comment(on_commit.id, Redacted("asked again"))
+    assert (again.id, again.author) == (on_commit.id, "github-actions[bot]")
+    assert world.emu.commit_comments(REPO, world.feature_sha) == ["asked again"]
+
+
 def test_find_pull_only_matches_this_repository_head(world: World) -> None:
     world.emu.add_pull(REPO, "feature/login", "main", user="alice")
     assert world.gh.find_pull("feature/login") is not None
@@ -290,6 +318,18 @@ def test_branches(world: World) -> None:
     gh.delete_branch("ci-autofix/feature/login/1")  # already gone: fine
     assert gh.branch_sha("ci-autofix/feature/login/1") is None
     assert gh.default_branch() == "main"
+
+
+def test_the_branches_under_a_prefix_and_no_others(world: World) -> None:
+    bare = world.emu.bare_path(REPO)
+    git(bare, "update-ref", "refs/heads/ci-autofix/feature/login/1", world.main_sha)
+    git(bare, "update-ref", "refs/heads/ci-autofix/feature/login/2", world.feature_sha)
+    git(bare, "update-ref", "refs/heads/ci-autofix/other/3", world.main_sha)
+    assert world.gh.branches("ci-autofix/feature/login/") == {
+        "ci-autofix/feature/login/1": world.main_sha,
+        "ci-autofix/feature/login/2": world.feature_sha,
+    }
+    assert world.gh.branches("ci-autofix/none/") == {}
 
 
 def test_permission(world: World) -> None:

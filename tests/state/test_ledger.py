@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from ci_autofix.deliver import notice
+from ci_autofix.errors import UserError
 from ci_autofix.github import GitHub
 from ci_autofix.state import provenance
-from ci_autofix.state.ledger import Lineage, lineage
+from ci_autofix.state.ledger import Lineage, find_existing, lineage, side_branch, strays
 from ci_autofix.state.marker import Suggestion
 from tests.testing.emulator import BOT, GitHubEmulator
 from tests.testing.git import ALICE, commit, git, init_repo
@@ -145,3 +146,51 @@ def test_the_stuck_report_goes_to_this_repositorys_pr_never_a_forks(branch: Bran
     own = branch.emu.add_pull(REPO, "feature", "main", "ours", user="alice")
     found = notice.where(branch.gh, "feature", branch.head, []).pull
     assert found is not None and found.number == own.number
+
+
+# ---- the suggestion branches of a failing branch ---------------------------------------------------
+
+
+def test_a_side_branch_is_named_by_prefix_branch_and_run_and_checked(branch: Branch) -> None:
+    assert side_branch("ci-autofix/", "feature/x", 12) == "ci-autofix/feature/x/12"
+    with pytest.raises(UserError):
+        side_branch("ci-autofix/", "feature..x", 12)  # what the event says is checked, never trusted
+
+
+def test_an_earlier_suggestion_is_found_by_its_branch_with_its_record(branch: Branch) -> None:
+    side = "ci-autofix/feature/7"
+    assert find_existing(branch.gh, side) is None
+    fix = branch.fix(7)
+    assert branch.emu.repos[REPO].bare.update_ref(f"refs/heads/{side}", fix)
+    record = Suggestion(run_id=7, failing_branch="feature", head_sha="a" * 40, fix_sha=fix, fix_branch=side)
+    pull = branch.emu.add_pull(REPO, side, "feature", body=f"A fix\n\n{record.render()}\n", user=BOT)
+    found = find_existing(branch.gh, side)
+    assert found is not None and (found.pull.number, found.record) == (pull.number, record)
+    branch.emu.pull(REPO, pull.number).body = "edited by hand: no record"
+    found = find_existing(branch.gh, side)
+    assert found is not None and found.record is None  # still the suggestion: its record is unreadable
+
+
+def test_strays_are_our_side_branches_that_no_open_pull_request_stands_on(branch: Branch) -> None:
+    """Ours (vouched for by the trusted identity) without an open PR, except the one kept; a branch
+    under the prefix that anyone else made is left alone, as is another failing branch's."""
+    start = branch.head
+    shas = [
+        branch.fix(1),  # ours, with an open PR
+        branch.fix(2),  # ours, no PR: a stray
+        branch.fix(3),  # ours, this run's own (kept)
+        branch.fix(4, vouched_by=None),  # not vouched for: not ours
+        branch.fix(5, vouched_by="mallory"),  # vouched for by someone else: not ours
+    ]
+    bare = branch.emu.repos[REPO].bare
+    for n, sha in enumerate(shas, start=1):
+        assert bare.update_ref(f"refs/heads/ci-autofix/feature/{n}", sha)
+    assert bare.update_ref("refs/heads/ci-autofix/other/6", shas[1])
+    branch.head = start  # the failing branch is back where it was: no fix is on it
+    branch.publish()
+    branch.emu.add_pull(REPO, "ci-autofix/feature/1", "feature", user=BOT)
+    found = strays(
+        branch.gh, prefix="ci-autofix/", failing_branch="feature", trusted=BOT, keep="ci-autofix/feature/3"
+    )
+    assert found == ["ci-autofix/feature/2"]
+    assert strays(branch.gh, prefix="ci-autofix/", failing_branch="none", trusted=BOT, keep="") == []
