@@ -19,8 +19,9 @@ from ci_autofix.settings import Settings
 from ci_autofix.state import provenance
 from ci_autofix.state.marker import Suggestion
 from tests.testing.emulator import BOT, GitHubEmulator, Pull
-from tests.testing.git import ALICE, commit, git, init_repo
+from tests.testing.git import commit, git
 from tests.testing.propose import FAST
+from tests.testing.world import alice_repository
 
 REPO = "acme/widgets"
 CI_PATH = ".github/workflows/ci.yml"
@@ -208,13 +209,12 @@ def forged_body(**record: Any) -> str:
 
 
 def make_world(emu: GitHubEmulator, tmp_path: Path, *, ci_text: str = CI_PUSH_ONLY) -> World:
-    src = tmp_path / "src"
-    init_repo(src, {"pyproject.toml": '[project]\nname = "widgets"\n', CI_PATH: ci_text, **FIXED})
-    git(src, "checkout", "-q", "-b", "feature")
-    head_sha = commit(src, BROKEN, "Add area", ALICE)
-    emu.create_repo(REPO, source=src)
-    emu.add_workflow(REPO, CI_PATH, "CI", dispatch="workflow_dispatch" in ci_text)
-    emu.add_user("alice", permission="write", email=ALICE[1])
+    """alice's failed run (`world`) with bob as a reader; its CI run has no jobs (apply reads none)."""
+    main = {"pyproject.toml": '[project]\nname = "widgets"\n', CI_PATH: ci_text, **FIXED}
+    dispatch = "workflow_dispatch" in ci_text
+    repository = alice_repository(
+        emu, tmp_path / "src", REPO, main, "feature", BROKEN, "Add area", dispatch=dispatch
+    )
     emu.add_user("bob", permission="read")
-    run = emu.add_workflow_run(REPO, CI_PATH, "feature", head_sha, "failure", actor="alice")
-    return World(emu, src, tmp_path, head_sha, run.id)
+    run = repository.run([])
+    return World(emu, repository.source, tmp_path, repository.head_sha, run.id)
