@@ -230,6 +230,7 @@ def test_a_verified_fix_the_patch_policy_blocks_is_not_proposed(ladder: Ladder) 
     assert halt.value.spent is not None and halt.value.spent.turns == 2
 
 
+@pytest.mark.slow  # installs packages into a fresh environment
 def test_the_fixer_and_verification_run_the_ruff_the_failed_job_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -235,6 +235,7 @@ def test_a_repository_without_the_junitxml_plugin_is_still_verified(tmp_path: Pa
         assert result.outcome == "verified" and not blocked(codes), (result.reason, codes)
 
 
+@pytest.mark.slow  # installs packages into a fresh environment
 def test_what_the_setup_command_writes_is_there_in_every_clean_copy(tmp_path: Path, systmp: Path) -> None:
     gen = "open('generated.py', 'w').write('OFFSET = 0\\n')\n"
     uses = "from calc import add\nfrom generated import OFFSET\n\n\ndef test_add():\n    assert add(2, 3) + OFFSET == 5\n"

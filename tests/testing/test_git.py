@@ -1,5 +1,4 @@
-"""The shared git helpers (`testing.git`) read none of this machine's git configuration, and the
-test tree is one package, so no two test files share a module name."""
+"""The shared git helpers (`testing.git`) read none of this machine's git configuration."""
 
 from __future__ import annotations
 
@@ -38,13 +37,3 @@ def test_a_given_home_is_the_one_global_config(machine_home: Path, tmp_path: Pat
     home.mkdir()
     (home / ".gitconfig").write_text("[user]\n\tname = Given\n")
     assert git(tmp_path, "config", "--global", "--get", "user.name", home=home) == "Given"
-
-
-def test_every_folder_of_tests_is_a_package() -> None:
-    """pytest imports a test file by its package's dotted name (`tests.fixers.test_run`) when every
-    folder above it is a package (has an `__init__.py`); a folder without one makes its files
-    top-level modules, and two files of one name in two such folders clash."""
-    folders = {path.parent for path in TESTS.rglob("*.py")} - {
-        path.parent for path in TESTS.rglob("__init__.py")
-    }
-    assert sorted(str(folder.relative_to(TESTS)) for folder in folders) == ["ladder/outputs"]
