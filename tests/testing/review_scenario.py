@@ -1,6 +1,6 @@
-"""A pull request with a changes-requested review of three threads, seeded in the GitHub emulator,
-and the scripted Claude session that answers them: one fixed, one annotated with a `NOTE:`
-comment, one declined. Shared by the review end-to-end tests."""
+"""A pull request of alice's (`world`) with a changes-requested review of three threads, seeded in
+the GitHub emulator, and the scripted Claude session that answers them: one fixed, one annotated
+with a `NOTE:` comment, one declined. Shared by the review end-to-end tests."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from tests.testing.calc_scenario import API_KEY, EDITOR, PYTEST
 from tests.testing.emulator import GitHubEmulator, JobSpec, StepSpec
 from tests.testing.emulator.state import Review
 from tests.testing.fakes.messages import reply, tool_use
-from tests.testing.git import commit, git, init_repo
 from tests.testing.runner_sim import RunnerSim, RunResult
 from tests.testing.sandbox_tools import sandbox_path
+from tests.testing.world import alice_repository
 
 REPO = "acme/stats"
 BRANCH = "add-mean"
@@ -61,24 +61,15 @@ def seed(
 ) -> Reviewed:
     """acme/stats: PR #1 adds `mean` and `clamp`; CI passed on its head; `reviewer` requested
     changes in three threads (FINDINGS)."""
-    source = tmp_path / "source"
-    init_repo(source, {"stats.py": MAIN, "tests/test_stats.py": TEST, ".github/workflows/ci.yml": CI_YML})
-    git(source, "checkout", "-q", "-b", BRANCH)
+    main = {"stats.py": MAIN, "tests/test_stats.py": TEST, ".github/workflows/ci.yml": CI_YML}
     head = MAIN + ADDED
-    head_sha = commit(source, {"stats.py": head}, "Add mean and clamp")
-    emu.create_repo(REPO, source=source)
-    git(source, "push", "-q", str(emu.bare_path(REPO)), BRANCH)
-    emu.add_user("alice", permission="write")
+    repository = alice_repository(
+        emu, tmp_path / "source", REPO, main, BRANCH, {"stats.py": head}, "Add mean and clamp"
+    )
+    source, head_sha = repository.source, repository.head_sha
     emu.add_user(reviewer, permission=permission)
     number = emu.add_pull(REPO, BRANCH, "main", "Add mean and clamp", user="alice").number
-    emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        BRANCH,
-        head_sha,
-        "success",
-        jobs=[JobSpec("test", "success", [StepSpec(f"Run {PYTEST}", "success")])],
-    )
+    repository.run([JobSpec("test", "success", [StepSpec(f"Run {PYTEST}", "success")])], "success")
     review = emu.add_review(
         REPO,
         number,
