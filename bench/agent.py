@@ -28,9 +28,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from fakes.messages import Billed, CacheModel, FakeMessagesAPI, reply, tool_use  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from ci_autofix.agent import AgentRequest, build_client, prompts, run_agent  # noqa: E402
 from ci_autofix.agent.joblogs import JobLog, JobLogs  # noqa: E402
@@ -39,6 +37,7 @@ from ci_autofix.agent.tools import Toolbox  # noqa: E402
 from ci_autofix.sandbox import Sandbox  # noqa: E402
 from ci_autofix.settings import Settings  # noqa: E402
 from ci_autofix.triage.model import Category, Diagnosis, Failure  # noqa: E402
+from tests.testing.fakes.messages import Billed, CacheModel, FakeMessagesAPI, reply, tool_use  # noqa: E402
 
 try:
     from ci_autofix.triage import estimate_tokens

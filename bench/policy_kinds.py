@@ -16,12 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "policy"))
-
-from conftest import Repo  # noqa: E402  (the tests' scratch-repository helper)
+sys.path.insert(0, str(ROOT))
 
 from ci_autofix.policy import check_diff  # noqa: E402
 from ci_autofix.policy.contents import git_blob_reader  # noqa: E402
+from tests.policy.conftest import Repo  # noqa: E402  (the tests' scratch-repository helper)
 
 MODULES = ("python", "js", "go", "rust", "java", "config", "diffs")
 
@@ -32,7 +31,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="policy-kinds-") as tmp:
         number = 0
         for name in MODULES:
-            module = importlib.import_module(f"test_kinds_{name}")
+            module = importlib.import_module(f"tests.policy.test_kinds_{name}")
             for case in module.CASES:
                 for mode in case.modes:
                     number += 1

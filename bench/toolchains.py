@@ -19,12 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from testing.toolchain_mirror import MirrorServer, available, build
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ci_autofix.toolchains.declared import Declarations, Declared
 from ci_autofix.toolchains.provision import provision_declared
+from tests.testing.toolchain_mirror import MirrorServer, available, build
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ os.environ["no_proxy"] = "127.0.0.1,localhost"
 # serve them on 127.0.0.1: elsewhere an unpinned tool keeps the version installed here.
 os.environ["CI_AUTOFIX_INDEX_JSON_URL"] = ""
 
-pytest_plugins = ["emulator.fixtures", "fakes.messages_fixtures", "pytester"]
+pytest_plugins = ["tests.testing.emulator.fixtures", "tests.testing.fakes.messages_fixtures", "pytester"]
 
 
 def pytest_xdist_auto_num_workers(config: object) -> int:
@@ -27,16 +27,18 @@ def pytest_xdist_auto_num_workers(config: object) -> int:
 # The lanes. `e2e`: a test that runs a flow end to end (the GitHub emulator, the Messages fake, or our
 # own entrypoint in a subprocess); `slow`: a test that runs real tools or installs packages. The
 # README's test command runs every lane; `pytest -m "not e2e and not slow"` is the unit loop.
+# Every suite under `tests/flows/<flow>/` is end to end, and so are the suites by concern below.
 _E2E_FIXTURES = frozenset({"github_emulator", "messages_api"})
-_E2E_FOLDERS = frozenset(
-    {"apply", "cli", "container", "faults", "gates", "integrity", "loop", "review", "security"}
-)
+_E2E_SUITES = frozenset({"cli", "container", "security"})
+_TESTS = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        path = Path(str(item.fspath))
-        folder = path.parent.name if path.parent.parent.name == "tests" else ""
+        path = Path(str(item.fspath)).resolve()
+        parts = path.relative_to(_TESTS).parts if path.is_relative_to(_TESTS) else ()
+        suite = parts[0] if len(parts) > 1 else ""
+        in_a_flow = suite == "flows" and len(parts) > 2
         fixtures = set(getattr(item, "fixturenames", ()))
-        if fixtures & _E2E_FIXTURES or folder in _E2E_FOLDERS or path.stem.endswith("_e2e"):
+        if fixtures & _E2E_FIXTURES or suite in _E2E_SUITES or in_a_flow or path.stem.endswith("_e2e"):
             item.add_marker(pytest.mark.e2e)

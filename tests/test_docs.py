@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from docs_tables import README, SECTIONS, accepted, expected_text, load_action, pages, section
 from pydantic import ValidationError
 
 from ci_autofix.errors import HaltReason
 from ci_autofix.outcome import Outcome
 from ci_autofix.settings import Settings
+from tests.testing.docs_tables import README, SECTIONS, accepted, expected_text, load_action, pages, section
 
 
 def test_action_inputs_are_the_settings_inputs() -> None:
@@ -41,7 +41,7 @@ def test_action_outputs_are_what_the_outcome_writes() -> None:
 def test_generated_sections_are_current() -> None:
     for page in pages():
         text = page.read_text(encoding="utf-8")
-        assert text == expected_text(text), f"{page.name}: run `python tests/docs_tables.py --write`"
+        assert text == expected_text(text), f"{page.name}: run `python tests/testing/docs_tables.py --write`"
 
 
 def test_each_generated_section_is_on_exactly_one_page() -> None:

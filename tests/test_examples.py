@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
-from docs_tables import load_action
+
+from tests.testing.docs_tables import load_action
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

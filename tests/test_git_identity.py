@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.git import git, init_repo
 
 from ci_autofix.git import Identity, configured_identity
+from tests.testing.git import git, init_repo
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.git import commit, git, init_repo
 
 from ci_autofix.git import Git
+from tests.testing.git import commit, git, init_repo
 
 
 @pytest.fixture

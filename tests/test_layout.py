@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -50,10 +51,17 @@ def _imported(tree: ast.AST, module: str) -> set[str]:
     return found
 
 
-def _graph() -> dict[str, set[str]]:
+@cache
+def _parsed() -> dict[str, frozenset[str]]:
+    """Each module's imports, parsed once per test session (the tests plant into copies)."""
     return {
-        name: _imported(ast.parse(path.read_text(encoding="utf-8")), name) for name, path in MODULES.items()
+        name: frozenset(_imported(ast.parse(path.read_text(encoding="utf-8")), name))
+        for name, path in MODULES.items()
     }
+
+
+def _graph() -> dict[str, set[str]]:
+    return {name: set(imports) for name, imports in _parsed().items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from testing.git import git
 
 from ci_autofix.sandbox import Sandbox, SandboxViolation, command_argv, path_matches
+from tests.testing.git import git
 
 TOKEN = "ghs_" + "Q7" * 18
 BASIC = "eC1hY2Nlc3MtdG9rZW46Z2hzX1E3UTdRN1E3UTdRN1E3UTdRN1E3UTdRN1E3UTdRN1E3UTdRN1E3UTdRN1E3"

@@ -28,15 +28,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "ci_autofix"
 
-LADDER = ("tests/ladder/test_ladder.py",)
-DISPATCH = ("tests/gates/test_dispatch.py",)
-AUTO_APPLY = ("tests/gates/test_auto_apply.py",)
-ASK = ("tests/gates/test_ask_first.py",)
-APPLY = ("tests/apply/test_apply_flow.py",)
-INLINE = ("tests/review/test_inline.py",)
-REVIEW_GUARDS = ("tests/review/test_review_guards.py",)
-REVIEW = ("tests/review/test_review_e2e.py",)
-TOOLS = ("tests/fixers/test_fixer_pinned.py", "tests/test_verify.py")
+LADDER = ("tests/ladder/test_run.py",)
+DISPATCH = ("tests/flows/gates/test_dispatch.py",)
+AUTO_APPLY = ("tests/flows/gates/test_auto_apply.py",)
+ASK = ("tests/flows/gates/test_ask_first.py",)
+APPLY = ("tests/flows/apply/test_flow.py",)
+INLINE = ("tests/deliver/test_inline.py",)
+REVIEW_GUARDS = ("tests/flows/review/test_guards.py",)
+REVIEW = ("tests/flows/review/test_e2e.py",)
+TOOLS = ("tests/fixers/test_install.py", "tests/ladder/test_verify.py")
 TRIAGE = ("tests/triage/test_any_trigger.py", "tests/triage/test_streaming.py")
 RANKING = ("tests/triage/test_ranking.py", "tests/triage/test_general_rules.py")
 COPY = ("tests/security/test_submodules.py", "tests/ladder/test_workarea.py")
@@ -46,26 +46,33 @@ CLI_FIX = ("tests/cli/test_fix.py",)
 TOOLCHAIN_INSTALL = ("tests/toolchains/test_install.py",)
 TOOLCHAIN_SOURCES = ("tests/toolchains/test_sources.py",)
 TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
-BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_agent_stops.py")
+BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_loop_stops.py")
 ROUTING = ("tests/security/test_review_routing.py",)
-REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_fixer_versions.py")
-REPRO_STEPS = ("tests/fixers/test_fixer_plan.py", "tests/workflow/test_definition.py")
+REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_plan_versions.py")
+REPRO_STEPS = ("tests/fixers/test_plan.py", "tests/workflow/test_definition.py")
 FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
 MORE_CI = ("tests/security/test_more_ci_systems.py",)
-LOOP_REUSE = ("tests/loop/test_one_per_failure.py",)
-LOOP_COUNT = ("tests/loop/test_every_attempt.py",)
-LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
-LOOP_BREAKER = ("tests/loop/test_breaker.py",)
-LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
-LOOP_INHERITED = ("tests/loop/test_inherited.py",)
+LOOP_REUSE = ("tests/flows/loop/test_one_per_failure.py",)
+LOOP_COUNT = ("tests/flows/loop/test_every_attempt.py",)
+LOOP_UNREPRODUCED = ("tests/flows/loop/test_unreproduced.py",)
+LOOP_BREAKER = ("tests/flows/loop/test_breaker.py",)
+LOOP_GONE = ("tests/flows/loop/test_closed_means_gone.py",)
+LOOP_INHERITED = ("tests/flows/loop/test_inherited.py",)
 WIRE = ("tests/ladder/test_runtimes.py",)
 ENDED = ("tests/flows/test_ended.py",)
-WIRE_FIXERS = ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py")
+WIRE_FIXERS = ("tests/fixers/test_plan.py", "tests/fixers/test_run.py")
 POLICY_PY = (
     "tests/policy/test_pyskips.py",
     "tests/policy/test_kinds_python.py",
     "tests/policy/test_rules_python.py",
 )
+
+SUGGESTION = ("tests/deliver/test_suggestion.py",)
+LEDGER = ("tests/state/test_ledger.py",)
+CLIENT = ("tests/github/test_client.py",)
+LOCAL = ("tests/flows/test_local.py",)
+REAP = ("tests/test_reap.py",)
+FIXER_RUN = ("tests/fixers/test_run.py",)
 
 
 @dataclass(frozen=True)
@@ -125,28 +132,28 @@ MUTATIONS = [
         "deliver/suggestion.py",
         "draft=unverified",
         "draft=False",
-        ("tests/test_propose_e2e.py::test_a_fix_that_could_not_be_verified_is_a_draft",),
+        ("tests/flows/propose/test_e2e.py::test_a_fix_that_could_not_be_verified_is_a_draft",),
     ),
     Mutation(
         "lineage-status-parent-not-checked",
         "state/ledger.py",
         "    if vouched is None or vouched.head_sha != commit.parents[0]:\n",
         "    if vouched is None:\n",
-        ("tests/loop/test_lineage.py",),
+        ("tests/state/test_ledger.py",),
     ),
     Mutation(
         "lineage-stale-suggestions-count",
         "state/ledger.py",
         "(run := gh.workflow_run(vouched.run_id)).workflow_path == workflow:",
         "((run := gh.workflow_run(vouched.run_id)) or True):",
-        ("tests/test_propose_e2e.py::test_attempts_are_read_back_from_github_and_bounded",),
+        ("tests/flows/propose/test_e2e.py::test_attempts_are_read_back_from_github_and_bounded",),
     ),
     Mutation(
         "redelivery-never-finishes",
         "deliver/suggestion.py",
         "    return report.APPLY_PLACEHOLDER in pull.body\n",
         "    return False\n",
-        ("tests/loop/test_redelivery.py",),
+        ("tests/flows/loop/test_redelivery.py",),
     ),
     Mutation(
         "pyskips-xfail-not-a-skip",
@@ -167,21 +174,21 @@ MUTATIONS = [
         "policy/checks/occurrences.py",
         "        if gained[hit.kind] <= lost[hit.kind]:\n            continue\n",
         "",
-        ("tests/policy/test_occurrences.py", "tests/policy/test_kinds_js.py"),
+        ("tests/policy/checks/test_occurrences.py", "tests/policy/test_kinds_js.py"),
     ),
     Mutation(
         "occurrences-moved-line-is-new",
         "policy/checks/occurrences.py",
         "        if moved[key]:",
         "        if False:",
-        ("tests/policy/test_occurrences.py", "tests/policy/test_kinds_js.py"),
+        ("tests/policy/checks/test_occurrences.py", "tests/policy/test_kinds_js.py"),
     ),
     Mutation(
         "fork-guard-only-for-pull-request",
         "flows/event.py",
         "    if event.is_fork and not settings.allow_forks:",
         '    if event.is_fork and run.event == "pull_request" and not settings.allow_forks:',
-        ("tests/test_event.py",),
+        ("tests/flows/test_event.py",),
     ),
     Mutation(
         "apply-push-without-lease",
@@ -195,14 +202,14 @@ MUTATIONS = [
         "flows/apply.py",
         "        checks.policy_on_diff(\n",
         "        (lambda *a, **k: None)(\n",
-        (*APPLY, "tests/apply/test_apply_refusals.py"),
+        (*APPLY, "tests/flows/apply/test_refusals.py"),
     ),
     Mutation(
         "apply-fix-parent-not-checked",
         "flows/apply.py",
         "        checks.fix_parent(_parents(git, record.fix_sha), record)\n",
         "",
-        (*APPLY, "tests/apply/test_apply_refusals.py"),
+        (*APPLY, "tests/flows/apply/test_refusals.py"),
     ),
     Mutation(
         "gates-dispatch-any-conclusion",
@@ -552,14 +559,14 @@ MUTATIONS = [
         "deliver/threads.py",
         'elif report["outcome"] == "annotated" and thread.root.path not in annotated_paths:',
         "elif False:",
-        ("tests/review/test_threads.py",),
+        ("tests/deliver/test_threads.py",),
     ),
     Mutation(
         "review-no-per-comment-fallback",
         "deliver/inline_review.py",
         "        pass  # one comment's lines are not in the diff GitHub has: post each on its own",
         "        return done",
-        ("tests/review/test_threads.py",),
+        ("tests/deliver/test_threads.py",),
     ),
     Mutation(
         "tools-default-unhashed",
@@ -692,7 +699,7 @@ MUTATIONS = [
         "ladder/testcount.py",
         "complete=not outside))",
         "complete=True))",
-        ("tests/verify/test_testcount.py",),
+        ("tests/ladder/test_testcount.py",),
     ),
     Mutation(
         "eco-minitest-error-frame-unread",
@@ -762,42 +769,42 @@ MUTATIONS = [
         "ladder/verify.py",
         "    return gradle_reports(sandbox.root) if ran_gradle(command, output) else []",
         "    return []",
-        ("tests/test_verify.py",),
+        ("tests/ladder/test_verify.py",),
     ),
     Mutation(
         "eco-testcount-gradle-links-followed",
         "ladder/testcount.py",
         "os.walk(root, followlinks=False)",
         "os.walk(root, followlinks=True)",
-        ("tests/verify/test_testcount.py",),
+        ("tests/ladder/test_testcount.py",),
     ),
     Mutation(
         "eco-testcount-mocha-pending-unread",
         "ladder/testcount.py",
         '                parts[part.group("kind")] = int(part.group("n"))',
         "                pass",
-        ("tests/verify/test_testcount.py",),
+        ("tests/ladder/test_testcount.py",),
     ),
     Mutation(
         "eco-testcount-rspec-pending-ran",
         "ladder/testcount.py",
         '            ran = int(summary.group("examples")) - pending',
         '            ran = int(summary.group("examples"))',
-        ("tests/verify/test_testcount.py",),
+        ("tests/ladder/test_testcount.py",),
     ),
     Mutation(
         "eco-testcount-minitest-skips-ran",
         "ladder/testcount.py",
         '            ran = int(summary.group("runs")) - skips',
         '            ran = int(summary.group("runs"))',
-        ("tests/verify/test_testcount.py",),
+        ("tests/ladder/test_testcount.py",),
     ),
     Mutation(
         "eco-testcount-phpunit-ok-unread",
         "ladder/testcount.py",
         "        ok = PHPUNIT_OK_RE.match(line)",
         "        ok = None",
-        ("tests/verify/test_testcount.py",),
+        ("tests/ladder/test_testcount.py",),
     ),
     Mutation(
         "triage-names-are-errors",
@@ -1281,7 +1288,7 @@ MUTATIONS = [
         "ladder/tools.py",
         '    lead = f"{first}{os.pathsep}" if first.is_dir() and any(first.iterdir()) else ""',
         '    lead = ""',
-        ("tests/ladder/test_ladder.py",),
+        ("tests/ladder/test_run.py",),
     ),
     Mutation(
         "repro-no-tail-when-unverified",
@@ -1428,7 +1435,7 @@ MUTATIONS = [
         "ladder/verify.py",
         "elif absent_here := (absent or {}).get(pair.command):",
         "elif absent_here := None:",
-        ("tests/test_verify.py", *WIRE),
+        ("tests/ladder/test_verify.py", *WIRE),
     ),
     Mutation(
         "wire-failed-job-not-kept",
@@ -1479,6 +1486,77 @@ MUTATIONS = [
         '(f"\\n{kept.summary(halt.kept)}\\n" if halt.kept else "")',
         '""',
         ENDED,
+    ),
+    # ---- the modules' own tests (tests/<package>/test_<module>.py) ---------------------------------
+    Mutation(
+        "own-suggestion-branch-kept-when-the-pr-fails",
+        "deliver/suggestion.py",
+        "    except BaseException:\n        gh.delete_branch(record.fix_branch)\n        raise\n",
+        "    except BaseException:\n        raise\n",
+        SUGGESTION,
+    ),
+    Mutation(
+        "own-suggestion-replaced-branch-not-named",
+        "deliver/suggestion.py",
+        "    if left is not None:\n        delivery.replaced = left\n",
+        "    if left is None:\n        delivery.replaced = left\n",
+        SUGGESTION,
+    ),
+    Mutation(
+        "own-ledger-open-pulls-ignored",
+        "state/ledger.py",
+        "if branch not in open_heads and branch != keep",
+        "if branch != keep",
+        LEDGER,
+    ),
+    Mutation(
+        "own-ledger-record-not-read",
+        "state/ledger.py",
+        "    return Existing(pull, marker.parse(pull.body))\n",
+        "    return Existing(pull, None)\n",
+        LEDGER,
+    ),
+    Mutation(
+        "own-client-missing-label-is-an-error",
+        "github/client.py",
+        "            if exc.status != 404:\n",
+        "            if exc.status != 0:\n",
+        CLIENT,
+    ),
+    Mutation(
+        "own-client-branch-names-keep-refs-heads",
+        "github/client.py",
+        'removeprefix("refs/heads/"): str(i["object"]["sha"])',
+        'removeprefix("refs/"): str(i["object"]["sha"])',
+        CLIENT,
+    ),
+    Mutation(
+        "own-local-identity-ignored",
+        "flows/local.py",
+        "    author = configured_identity(repo) or BOT\n",
+        "    author = BOT\n",
+        LOCAL,
+    ),
+    Mutation(
+        "own-local-branch-d-advised-for-yours",
+        "flows/local.py",
+        "            if name.startswith(prefix)\n",
+        "            if True\n",
+        LOCAL,
+    ),
+    Mutation(
+        "own-reap-leftovers-not-named",
+        "reap.py",
+        "            return tuple(sorted(killed))\n",
+        "            return ()\n",
+        REAP,
+    ),
+    Mutation(
+        "own-fixer-run-out-of-scope-kept",
+        "fixers/run.py",
+        "        undo = [p for p in changed if result.timed_out or not _allowed(sandbox, spec, p)]\n",
+        "        undo = [p for p in changed if result.timed_out]\n",
+        FIXER_RUN,
     ),
 ]
 

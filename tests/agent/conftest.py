@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agent_samples import make_broken_repo
 
 from ci_autofix.sandbox import Sandbox
+from tests.testing.agent_samples import make_broken_repo
 
 
 @pytest.fixture

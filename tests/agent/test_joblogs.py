@@ -12,8 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-from agent_samples import diagnosis, make_broken_repo
-from testing.git import commit, init_repo
 
 from ci_autofix.agent import AgentRequest
 from ci_autofix.agent.failure import ToolFailure
@@ -24,6 +22,8 @@ from ci_autofix.ladder.workarea import workarea
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.triage.normalize import clean_line, to_text
+from tests.testing.agent_samples import diagnosis, make_broken_repo
+from tests.testing.git import commit, init_repo
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "joblogs"
 CLEANUP = (FIXTURES / "cleanup-k8s-stress-001.log").read_bytes()  # `gh` gets HTTP 403 at line 81

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.git import Author, commit, init
 
 from ci_autofix.agent.selection import Kind, NotARunner, Refused, TestRunner, check, grammar_text, runners
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
+from tests.testing.git import Author, commit, init
 
 ALLOWED = [
     "python3 -m pytest -q tests/",

@@ -145,6 +145,7 @@ def test_reported_files_are_the_files_of_the_checkout_the_output_names(tmp_path:
     assert rh.reported_files(output, tmp_path) == ["b.py", "pkg/a.py"]
 
 
+@pytest.mark.e2e  # our entrypoint in a subprocess
 def test_the_log_is_a_failed_github_step_that_triage_reads_back(tmp_path: Path) -> None:
     log = rh.github_log("black --version\nblack --check .", "would reformat a.py\n", 1)
     assert "##[group]Run black --version" in log

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_mistakes import TRACEBACK, ci_autofix
-from testing.git import git, init_repo
+
+from tests.cli.test_mistakes import TRACEBACK, ci_autofix
+from tests.testing.git import git, init_repo
 
 
 def assert_no_input(stderr: str, stdout: str) -> None:

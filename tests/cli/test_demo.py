@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_mistakes import assert_told, ci_autofix
-from testing.git import git
+
+from tests.cli.test_mistakes import assert_told, ci_autofix
+from tests.testing.git import git
 
 
 @pytest.mark.parametrize("existing", ["ci.log", "statskit/notes.txt", ".hidden"])

@@ -11,10 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_mistakes import BIN, BROKEN, TRACEBACK, a_failing_checkout, assert_told, ci_autofix
-from testing.git import git, init, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.cli.test_mistakes import BIN, BROKEN, TRACEBACK, a_failing_checkout, assert_told, ci_autofix
+from tests.testing.git import git, init, init_repo
 
 # Root writes through any file mode: as root, `.git` is made read-only by a read-only bind mount
 # in a mount namespace of the command's own (the machine's mounts are untouched).

@@ -11,9 +11,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from testing.git import git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.git import git, init_repo
 
 BIN = Path(sys.executable).parent
 BROKEN = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": "def f( x ):\n    return x*2\n"}

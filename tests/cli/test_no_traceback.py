@@ -4,7 +4,7 @@ command ends in a documented exit code and never in a traceback.
 `triage` and `check-diff` only read, so they run in process through `cli.main` with the standard
 streams swapped for buffers (many examples, fast). `fix` and `demo` write (a branch, a sample
 project), so they run as the installed entrypoint in a subprocess whose cwd, HOME and TMPDIR are a
-temporary directory, with fewer examples. A full demo run is left to tests/test_local_cli.py.
+temporary directory, with fewer examples. A full demo run is left to tests/flows/local/test_cli.py.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from testing.git import init_repo
 
 from ci_autofix import cli
+from tests.testing.git import init_repo
 
 TRACEBACK = "Traceback (most recent call last)"
 BIN = Path(sys.executable).parent

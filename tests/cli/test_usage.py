@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_mistakes import ci_autofix
+
+from tests.cli.test_mistakes import ci_autofix
 
 
 @pytest.mark.parametrize("command", ["fix", "triage", "check-diff", "demo"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from container_harness import engine_available
+
+from tests.container.container_harness import engine_available
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from testing.git import git
+from tests.testing.git import git
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUN_LIKE_RUNNER = REPO_ROOT / "ci" / "container" / "run-like-runner"
@@ -138,7 +138,7 @@ def run_like_runner(
 
 def declared_inputs(github_token: str) -> dict[str, str]:
     """The inputs action.yml declares, each with its default as the runner evaluates it."""
-    from runner_sim import declared_inputs as declared
+    from tests.testing.runner_sim import declared_inputs as declared
 
     return {
         name: github_token if re.fullmatch(r"\$\{\{\s*github\.token\s*\}\}", default) else default

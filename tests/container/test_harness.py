@@ -6,9 +6,9 @@ import io
 from pathlib import Path
 
 import pytest
-from container_harness import input_variable, parse_outputs
 
 from ci_autofix.runner import Runner
+from tests.container.container_harness import input_variable, parse_outputs
 
 
 def test_outputs_written_by_the_runner_channel_read_back_unchanged(tmp_path: Path) -> None:

@@ -11,13 +11,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, PYTEST, SUMMARY, fixing_turns
-from container_harness import RUNNER_UID, ContainerRun, make_runner_checkout, run_like_runner
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import FakeMessagesAPI
-from testing.git import ALICE, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.container.container_harness import RUNNER_UID, ContainerRun, make_runner_checkout, run_like_runner
+from tests.testing.calc_scenario import (
+    API_KEY,
+    CALC_BROKEN,
+    CALC_OK,
+    CALC_TEST,
+    PYTEST,
+    SUMMARY,
+    fixing_turns,
+)
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from tests.testing.fakes.messages import FakeMessagesAPI
+from tests.testing.git import ALICE, commit, git, init_repo
 
 REPO = "acme/widgets"
 BRANCH = "feature"

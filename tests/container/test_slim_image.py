@@ -17,8 +17,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from emulator import GitHubEmulator
-from testing.git import Author, init_repo
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.git import Author, init_repo
 
 REPO = "acme/slim"
 

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fixer_projects import Project
-from testing.git import init
+
+from tests.testing.fixer_projects import Project
+from tests.testing.git import init
 
 
 @pytest.fixture

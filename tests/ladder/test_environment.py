@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from testing.git import DEV, git
+import pytest
 
 from ci_autofix.ladder.environment import Environment
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
+from tests.testing.git import DEV, git
 
 CHECK = 'python -c "import six; print(six.__version__)"'
 
@@ -25,6 +26,7 @@ def _project(tmp_path: Path, requirement: str) -> Sandbox:
     return Sandbox(root, timeout=300, extra_env={"PATH": os.environ["PATH"]})
 
 
+@pytest.mark.slow  # installs packages into a fresh environment
 def test_the_environment_installs_what_the_job_installed(tmp_path: Path) -> None:
     sandbox = _project(tmp_path, "six==1.16.0\n")
     [guessed] = reproduce(sandbox, [CHECK], timeout=300, environment=Environment(env_dir=tmp_path / "plain"))
@@ -42,6 +44,7 @@ def test_the_environment_installs_what_the_job_installed(tmp_path: Path) -> None
     assert started == ["python -m venv env", "python -m pip install -r requirements/ci.txt", CHECK]
 
 
+@pytest.mark.slow  # installs packages into a fresh environment
 def test_a_job_setup_that_fails_here_is_the_evidence_with_pips_words(tmp_path: Path) -> None:
     sandbox = _project(tmp_path, "six==0.0.0.1\n")
     [setup] = reproduce(

@@ -8,13 +8,14 @@ import re
 import sys
 from pathlib import Path
 
-from testing.git import DEV, git
+import pytest
 
 from ci_autofix.deliver import kept
 from ci_autofix.errors import Kept
 from ci_autofix.ladder.environment import Environment
 from ci_autofix.ladder.verify import reproduce, verify
 from ci_autofix.sandbox import Sandbox
+from tests.testing.git import DEV, git
 
 BIN = Path(sys.executable).parent
 TOKEN = "ghp_" + "b" * 36
@@ -67,6 +68,7 @@ def test_a_failure_that_did_not_reproduce_shows_the_run_before_the_fix(tmp_path:
     assert "1 file already formatted" in shown
 
 
+@pytest.mark.slow  # installs packages into a fresh environment
 def test_a_failed_setup_shows_its_output_and_the_remedy(tmp_path: Path) -> None:
     sandbox = _project(tmp_path)
     (sandbox.root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')

@@ -13,11 +13,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fakes.messages import FakeMessagesAPI, reply, tool_use
-from fakes.messages_fixtures import TEST_KEY, make_llm
-from sandbox_tools import sandbox_bin, sandbox_path
-from testing.git import init_repo
-from testing.toolchain_mirror import MirrorServer, available, build, session_root
 
 from ci_autofix.ladder.run import LadderInput, Proposal, run_ladder
 from ci_autofix.ladder.runtimes import TOOLCHAINS, provision_for, with_runtimes
@@ -26,6 +21,11 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.toolchains.sources import MIRROR_SETTING
 from ci_autofix.triage.model import Category, Diagnosis
+from tests.testing.fakes.messages import FakeMessagesAPI, reply, tool_use
+from tests.testing.fakes.messages_fixtures import TEST_KEY, make_llm
+from tests.testing.git import init_repo
+from tests.testing.sandbox_tools import sandbox_bin, sandbox_path
+from tests.testing.toolchain_mirror import MirrorServer, available, build, session_root
 
 pytestmark = [
     pytest.mark.slow,

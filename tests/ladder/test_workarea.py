@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from testing.git import init_repo
 
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.ladder.workarea import workarea
+from tests.testing.git import init_repo
 
 
 def _root_only() -> None:

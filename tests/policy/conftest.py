@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from testing.git import DEV, git
 
 from ci_autofix.git import Git
 from ci_autofix.policy import Verdict, check_diff
+from tests.testing.git import DEV, git
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from testing.git import commit, init, run
+
+from tests.testing.git import commit, init, run
 
 SKIPPED = "import pytest\n\n\n@pytest.mark.skip\ndef test_a():\n    assert 1 == 1\n"
 PLAIN = "import pytest\n\n\ndef test_a():\n    assert 1 == 1\n"
+
+# Our own entrypoint in a subprocess, as a user runs it: an end-to-end test of the command.
+pytestmark = pytest.mark.e2e
 
 
 def check_diff(

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from textwrap import dedent
 
 import pytest
-from kinds_helpers import Case, check_case, edit, params
 
 from ci_autofix.policy import Verdict
+from tests.testing.policy_kinds import Case, check_case, edit, params
 
 CONF = "tests/conftest.py"
 CONF_BASE = dedent("""\

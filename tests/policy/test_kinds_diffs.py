@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kinds_helpers import Case, check_case, params
-from testing.git import git
 
 from ci_autofix.policy import Verdict, check_diff
 from ci_autofix.policy.diff import parse
+from tests.testing.git import git
+from tests.testing.policy_kinds import Case, check_case, params
 
 TEST_BODY = "from app import run\n\n\ndef test_run():\n    assert run() == 0\n"
 TOKEN_HEAD, TOKEN_TAIL = "ghp_", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

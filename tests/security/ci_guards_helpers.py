@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import reply, tool_use
-from runner_sim import RUNNER_UID, RunnerSim, RunResult
-from testing.git import ALICE, clone, commit, git, init_repo
-
 from ci_autofix.cli.demo import job_log
+from tests.testing.calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
+from tests.testing.emulator import GitHubEmulator, Run
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import git
+from tests.testing.runner_sim import RUNNER_UID, RunnerSim, RunResult
+from tests.testing.world import alice_repository
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"
@@ -81,35 +81,23 @@ class Calc:
 
 
 def seed(emu: GitHubEmulator, tmp_path: Path, files: dict[str, str] | None = None) -> Calc:
-    source = tmp_path / "source"
-    init_repo(
-        source,
-        {
-            "calc.py": CALC_OK,
-            "tests/test_calc.py": CALC_TEST,
-            "requirements.txt": "pytest==9.2.0\n",  # the default setup installs it (the image has none)
-            ".github/workflows/ci.yml": CI,
-            SETUP_ACTION: SETUP,
-            **(files or {}),
-        },
+    main = {
+        "calc.py": CALC_OK,
+        "tests/test_calc.py": CALC_TEST,
+        "requirements.txt": "pytest==9.2.0\n",  # the default setup installs it (the image has none)
+        ".github/workflows/ci.yml": CI,
+        SETUP_ACTION: SETUP,
+        **(files or {}),
+    }
+    broken = {"calc.py": CALC_BROKEN}
+    repository = alice_repository(
+        emu, tmp_path / "source", REPO, main, BRANCH, broken, "Refactor add", dispatch=True
     )
-    git(source, "checkout", "-q", "-b", BRANCH)
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
+    source, head_sha = repository.source, repository.head_sha
     log = job_log(source, [PYTEST])
     assert b"1 failed" in log
-    emu.create_repo(REPO, source=source)
-    emu.add_workflow(REPO, ".github/workflows/ci.yml", "CI", dispatch=True)
-    emu.add_user("alice", permission="write", email=ALICE[1])
-    run = emu.add_workflow_run(
-        REPO,
-        ".github/workflows/ci.yml",
-        BRANCH,
-        head_sha,
-        "failure",
-        jobs=[JobSpec("test", "failure", [StepSpec(f"Run {PYTEST}", "failure")], log=log)],
-    )
-    workspace = tmp_path / "workspace"
-    clone(source, workspace, detach=head_sha)
+    run = repository.failed_run(PYTEST, log)
+    workspace = repository.checkout(tmp_path / "workspace")
     # the image trusts /github/workspace in its system config; here the runner's HOME does it
     home = tmp_path / "runner" / "home"
     home.mkdir(parents=True)

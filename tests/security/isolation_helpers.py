@@ -29,9 +29,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from runner_sim import RunnerSim, RunResult
-from testing.git import ALICE, clone, commit, git, init_repo
+
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from tests.testing.git import ALICE, clone, commit, git, init_repo
+from tests.testing.runner_sim import RunnerSim, RunResult
 
 REPO = "acme/widgets"
 BRANCH = "feature"

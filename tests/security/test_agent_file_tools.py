@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from testing.git import commit, init_repo
-
 from ci_autofix.agent.files import repo_files
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.ladder.workarea import workarea
 from ci_autofix.sandbox import Sandbox
+from tests.testing.git import commit, init_repo
 
 EDITOR = "str_replace_based_edit_tool"
 

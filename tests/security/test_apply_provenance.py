@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 import requests
-from emulator import BOT, GitHubEmulator, JobSpec, StepSpec
-from format_scenario import BROKEN, CLEAN, DISPATCHABLE_CI, REPO
-from runner_sim import RunnerSim, RunResult
-from sandbox_tools import sandbox_path
-from testing.git import ALICE, Author, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
 from ci_autofix.state.marker import Suggestion, parse
+from tests.testing.emulator import BOT, GitHubEmulator, JobSpec, StepSpec
+from tests.testing.format_scenario import BROKEN, CLEAN, DISPATCHABLE_CI, REPO
+from tests.testing.git import ALICE, Author, clone, commit, git, init_repo
+from tests.testing.runner_sim import RunnerSim, RunResult
+from tests.testing.sandbox_tools import sandbox_path
 
 CI = ".github/workflows/ci.yml"
 DEPLOY = ".github/workflows/deploy.yml"

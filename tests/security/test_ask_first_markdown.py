@@ -3,12 +3,11 @@ test prints what it likes, and a workflow names its jobs and steps (GitHub's ren
 
 from __future__ import annotations
 
-from workflow_commands_helpers import assert_only_as_code, outside_code
-
 from ci_autofix.deliver.ask import MARKER, Ask, render
 from ci_autofix.github import JobInfo
 from ci_autofix.github.models import StepInfo
 from ci_autofix.triage.model import Category, Diagnosis, Failure
+from tests.security.workflow_commands_helpers import assert_only_as_code, outside_code
 
 HOSTILE = "x` | @alice [PWN](http://x) <img src=x> <details><summary>pwned ``` | ::set-output name=a::b"
 

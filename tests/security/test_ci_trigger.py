@@ -15,8 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from calc_scenario import CALC_TEST, messages_process
-from ci_guards_helpers import (
+
+from ci_autofix.policy import check_diff
+from ci_autofix.sandbox import Sandbox, SandboxViolation
+from ci_autofix.state.marker import parse
+from ci_autofix.state.provenance import AUTO_APPLY_CONTEXT
+from tests.security.ci_guards_helpers import (
     BRANCH,
     EXFILTRATION,
     REPO,
@@ -26,14 +30,10 @@ from ci_guards_helpers import (
     seed,
     tool_results,
 )
-from emulator import BOT, GitHubEmulator
-from runner_sim import RunnerSim
-from testing.git import git
-
-from ci_autofix.policy import check_diff
-from ci_autofix.sandbox import Sandbox, SandboxViolation
-from ci_autofix.state.marker import parse
-from ci_autofix.state.provenance import AUTO_APPLY_CONTEXT
+from tests.testing.calc_scenario import CALC_TEST, messages_process
+from tests.testing.emulator import BOT, GitHubEmulator
+from tests.testing.git import git
+from tests.testing.runner_sim import RunnerSim
 
 
 def test_an_agent_edit_to_a_composite_action_ci_uses_is_refused_and_never_pushed(

@@ -24,13 +24,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, EDITOR, PYTEST, SUMMARY, messages_process
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import reply, tool_use
-from runner_sim import RunnerSim, RunResult
-from testing.git import ALICE, clone, commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.calc_scenario import (
+    API_KEY,
+    CALC_BROKEN,
+    CALC_OK,
+    EDITOR,
+    PYTEST,
+    SUMMARY,
+    messages_process,
+)
+from tests.testing.emulator import GitHubEmulator, JobSpec, Run, StepSpec
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import init_repo
+from tests.testing.runner_sim import RunnerSim, RunResult
+from tests.testing.world import alice_repository
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"
@@ -114,24 +123,19 @@ def seed(emu: GitHubEmulator, root: Path, form: str) -> Seeded:
     requirements = {
         "requirements.txt": "pytest==9.2.0\n"
     }  # the default setup installs it (the image has none)
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": test, WORKFLOW: workflow, **requirements})
-    git(source, "checkout", "-q", "-b", BRANCH)
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
+    main = {"calc.py": CALC_OK, "tests/test_calc.py": test, WORKFLOW: workflow, **requirements}
+    repository = alice_repository(emu, source, REPO, main, BRANCH, {"calc.py": CALC_BROKEN}, "Refactor add")
+    head_sha = repository.head_sha
     log = job_log(source, [PYTEST])  # the real CI output: the real step, the test's printout, its failure
     assert b"1 failed" in log and payload.encode() in log
-    emu.create_repo(REPO, source=source)
-    emu.add_user("alice", permission="write", email=ALICE[1])
     steps = [
         StepSpec("Set up job", "success"),
         StepSpec("Run actions/checkout@v4", "success"),
         StepSpec("Run the tests", "failure"),
         StepSpec("Complete job", "success"),
     ]
-    run = emu.add_workflow_run(
-        REPO, WORKFLOW, BRANCH, head_sha, "failure", jobs=[JobSpec("test", "failure", steps, log=log)]
-    )
-    workspace = root / "workspace"
-    clone(source, workspace, detach=head_sha)
+    run = repository.run([JobSpec("test", "failure", steps, log=log)], workflow=WORKFLOW)
+    workspace = repository.checkout(root / "workspace")
     return Seeded(run, head_sha, workspace, marker, ran, payload, f"touch {ran}\n{PYTEST}")
 
 
@@ -240,7 +244,7 @@ def test_a_command_printed_by_a_test_is_neither_allowed_nor_trusted_in_the_model
 
 
 def test_local_fix_runs_no_command_that_only_the_log_names(tmp_path: Path) -> None:
-    from test_local_cli import cli
+    from tests.flows.local.test_cli import cli
 
     repo, marker = tmp_path / "repo", tmp_path / "injected-command-ran"
     init_repo(repo, {"test_x.py": "def test_x():\n    assert 1 == 2\n"})

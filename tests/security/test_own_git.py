@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from emulator import GitHubEmulator
-from isolation_helpers import FIXED, REPO, leaked, make_attack, open_dir, run_as_root_only
-from testing.git import git
+from tests.security.isolation_helpers import FIXED, REPO, leaked, make_attack, open_dir, run_as_root_only
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.git import git
 
 __all__ = ["open_dir"]  # the fixture
 

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from emulator import GitHubEmulator
-from emulator.sample import publish_failure
-from runner_sim import RunnerSim
-from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.git import git
+from tests.testing.runner_sim import RunnerSim
+from tests.testing.world import alice_repository
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"
@@ -117,15 +117,16 @@ def test_a_setsid_grandchild_of_the_failing_command_does_not_outlive_it(
 ) -> None:
     emu = github_emulator
     source = tmp_path / "source"
-    init_repo(source, {"README.md": "widgets\n", ".github/workflows/ci.yml": WORKFLOW})
-    git(source, "checkout", "-q", "-b", BRANCH)
-    commit(source, _script(source, HONEST_CHECK), "Add the CI check")
+    main = {"README.md": "widgets\n", ".github/workflows/ci.yml": WORKFLOW}
+    honest = {CHECK.removeprefix("./"): HONEST_CHECK}
+    repository = alice_repository(emu, source, REPO, main, BRANCH, honest, "Add the CI check")
+    _script(source, HONEST_CHECK)  # executable: the payload's commit records the mode
     log = job_log(source, [CHECK])  # the real failure, before the payload is in the tree
     assert b"check failed" in log
     payload = ATTACK_CHECK.format(linger=LINGER, token=attack.token, marker_dir=attack.marker_dir)
-    head_sha = commit(source, _script(source, payload), "Check the configuration")
-    workspace = tmp_path / "workspace"
-    run = publish_failure(emu, REPO, source, BRANCH, head_sha, CHECK, log, workspace)
+    repository.commit(_script(source, payload), "Check the configuration")
+    run = repository.failed_run(CHECK, log)
+    workspace = repository.checkout(tmp_path / "workspace")
 
     # what actions/checkout persists, and our quarantine puts back once the command is over
     git(workspace, "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {PERSISTED}")

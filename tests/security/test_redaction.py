@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
-from calc_scenario import EDITOR, messages_process
-from emulator import GitHubEmulator
-from fakes.messages import reply, tool_use
-from workflow_commands_helpers import REPO, propose, seed
+from tests.security.workflow_commands_helpers import REPO, propose, seed
+from tests.testing.calc_scenario import EDITOR, messages_process
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.fakes.messages import reply, tool_use
 
 CI_TOKEN = "Tr0ub4dor&3:horse/battery+staple"  # a token of no known shape, given as `ci-token`
 API_KEY = "pass+word/with=odd&chars-42"  # the Anthropic key, of no known shape either

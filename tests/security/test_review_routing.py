@@ -18,14 +18,14 @@ import json
 from pathlib import Path
 
 import pytest
-from calc_scenario import EDITOR, messages_process
-from ci_guards_helpers import REPO, fix_and_finish, seed, tool_results
-from emulator import GitHubEmulator
-from fakes.messages import reply, tool_use
-from testing.git import git
 
 from ci_autofix.cli.check_diff import main as check_diff_main
 from ci_autofix.sandbox import Sandbox, SandboxViolation
+from tests.security.ci_guards_helpers import REPO, fix_and_finish, seed, tool_results
+from tests.testing.calc_scenario import EDITOR, messages_process
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import git
 
 ROUTES_REVIEWS_OR_RUNS_CI = [
     # who must review: GitHub reads .github/, the root, then docs/; GitLab reads .gitlab/ too; Prow's OWNERS

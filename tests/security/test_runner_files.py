@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from emulator import GitHubEmulator
-from isolation_helpers import make_attack, open_dir, run_as_root_only
+from tests.security.isolation_helpers import make_attack, open_dir, run_as_root_only
+from tests.testing.emulator import GitHubEmulator
 
 __all__ = ["open_dir"]  # the fixture
 

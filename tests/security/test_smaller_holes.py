@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from calc_scenario import messages_process
-from ci_guards_helpers import fix_and_finish, seed, tool_results
-from emulator import GitHubEmulator
-from fakes.messages import reply, tool_use
 
 from ci_autofix.agent.files import MAX_SEARCH_FILES, SEARCH_SECONDS, SearchLimits, search
 from ci_autofix.agent.tools import Toolbox
 from ci_autofix.sandbox import Sandbox
+from tests.security.ci_guards_helpers import fix_and_finish, seed, tool_results
+from tests.testing.calc_scenario import messages_process
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.fakes.messages import reply, tool_use
 
 MANY_AS = ("a" * 40 + "!\n") * 3  # `(a|aa)+$` backtracks through 2^40 ways on each line
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from workflow_commands_helpers import assert_only_as_code
-
 from ci_autofix.deliver.report import run_link
 from ci_autofix.deliver.stuck import MARKER, Limits, render
 from ci_autofix.github import PullInfo
 from ci_autofix.state.ledger import Applied, Lineage, Suggested
 from ci_autofix.state.marker import Suggestion
+from tests.security.workflow_commands_helpers import assert_only_as_code
 
 HOSTILE = "x` | @alice [PWN](http://x) <img src=x> <details><summary>pwned ``` |"
 SHA = [f"{n}" * 40 for n in "abcd"]

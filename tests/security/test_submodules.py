@@ -20,14 +20,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from emulator import GitHubEmulator
-from isolation_helpers import FIXED, leaked, make_attack, open_dir, run_as_root_only
-from testing.git import git as git_
-from testing.git import init_repo
 
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.git import Git, git_env
 from ci_autofix.ladder.workarea import workarea
+from tests.security.isolation_helpers import FIXED, leaked, make_attack, open_dir, run_as_root_only
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.git import git as git_
+from tests.testing.git import init_repo
 
 __all__ = ["open_dir"]  # the fixture
 

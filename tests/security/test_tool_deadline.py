@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from calc_scenario import EDITOR, messages_process
-from ci_guards_helpers import fix_and_finish, seed, tool_results
-from emulator import GitHubEmulator
-from fakes.messages import reply, tool_use
+
+from tests.security.ci_guards_helpers import fix_and_finish, seed, tool_results
+from tests.testing.calc_scenario import EDITOR, messages_process
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.fakes.messages import reply, tool_use
 
 # a 62-line module, and an `old_str` of its lines (slightly changed, so it matches nowhere) 49 times over
 STATS = "".join(

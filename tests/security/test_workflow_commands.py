@@ -9,10 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from calc_scenario import API_KEY, EDITOR, messages_process
-from emulator import GitHubEmulator
-from fakes.messages import reply, tool_use
-from workflow_commands_helpers import (
+from tests.security.workflow_commands_helpers import (
     COMMAND_LINES,
     MARKDOWN_PAYLOAD,
     REPO,
@@ -21,6 +18,9 @@ from workflow_commands_helpers import (
     propose,
     seed,
 )
+from tests.testing.calc_scenario import API_KEY, EDITOR, messages_process
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.fakes.messages import reply, tool_use
 
 COMMANDS = "\n".join(COMMAND_LINES)
 # A failing test that prints runner commands, whose name and failure message carry Markdown.

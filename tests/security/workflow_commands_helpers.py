@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import cmarkgfm
-from calc_scenario import CALC_BROKEN, CALC_OK, PYTEST
 from cmarkgfm.cmark import Options as CmarkOptions
-from emulator import GitHubEmulator, Run
-from emulator.sample import publish_failure
-from runner_sim import RunnerSim, RunResult, WorkflowCommand, parse_commands
-from testing.git import commit, git, init_repo
 
 from ci_autofix.cli.demo import job_log
+from tests.testing.calc_scenario import CALC_BROKEN, CALC_OK, PYTEST
+from tests.testing.emulator import GitHubEmulator, Run
+from tests.testing.runner_sim import RunnerSim, RunResult, WorkflowCommand, parse_commands
+from tests.testing.world import alice_repository
 
 REPO = "acme/calc"
 BRANCH = "fix-rounding"
@@ -49,15 +48,14 @@ class Broken:
 def seed(emu: GitHubEmulator, tmp_path: Path, test_source: str) -> Broken:
     """A repository whose `add` is broken and whose failing test is `test_source`, its red CI run
     (with the real pytest log), and the propose job's checkout of the failing commit."""
-    source = tmp_path / "source"
-    init_repo(source, {"calc.py": CALC_OK, "tests/test_calc.py": test_source})
-    git(source, "checkout", "-q", "-b", BRANCH)
-    head_sha = commit(source, {"calc.py": CALC_BROKEN}, "Refactor add")
-    log = job_log(source, [PYTEST])
+    main = {"calc.py": CALC_OK, "tests/test_calc.py": test_source}
+    repository = alice_repository(
+        emu, tmp_path / "source", REPO, main, BRANCH, {"calc.py": CALC_BROKEN}, "Refactor add"
+    )
+    log = job_log(repository.source, [PYTEST])
     assert b"1 failed" in log, log.decode()
-    workspace = tmp_path / "workspace"
-    run = publish_failure(emu, REPO, source, BRANCH, head_sha, PYTEST, log, workspace)
-    return Broken(run, head_sha, workspace)
+    run = repository.failed_run(PYTEST, log)
+    return Broken(run, repository.head_sha, repository.checkout(tmp_path / "workspace"))
 
 
 def propose(

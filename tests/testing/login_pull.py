@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from emulator import GitHubEmulator
-
-from testing.git import commit, git, init_repo
+from tests.testing.emulator import GitHubEmulator
+from tests.testing.git import commit, git, init_repo
 
 REPO = "acme/widgets"
 BASE = "".join(f"line {i}\n" for i in range(1, 31))

@@ -1,5 +1,5 @@
-"""The bounded loop's world, shared by the loop's end-to-end suites: a repository on the GitHub
-emulator with a failing PR, CI runs with one failing job, and the propose and apply jobs run
+"""The bounded loop's world, shared by the loop's end-to-end suites: alice's repository on the
+GitHub emulator (`world`) with a failing PR, CI runs with one failing job, and the propose and apply jobs run
 through the entrypoint as the runner starts them, against the Messages fake as a process.
 
 The default failure passes in the action's re-run and fails in CI (it depends on an environment
@@ -11,14 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from calc_scenario import API_KEY, EDITOR, messages_process
-from emulator import GitHubEmulator, JobSpec, Run, StepSpec
-from fakes.messages import reply, tool_use
-from runner_sim import RunnerSim, RunResult
-from sandbox_tools import sandbox_path
-
 from ci_autofix.deliver.stuck import MARKER
-from testing.git import clone, commit, git, init_repo
+from tests.testing.calc_scenario import API_KEY, EDITOR, messages_process
+from tests.testing.emulator import GitHubEmulator, Run
+from tests.testing.fakes.messages import reply, tool_use
+from tests.testing.git import clone, commit, git
+from tests.testing.runner_sim import RunnerSim, RunResult
+from tests.testing.sandbox_tools import sandbox_path
+from tests.testing.world import alice_repository, failing_job
 
 REPO = "acme/cache"
 CI = ".github/workflows/ci.yml"
@@ -68,16 +68,26 @@ class Loop:
         self.emu, self.tmp, self.n = emu, tmp, 0
         self.inputs = inputs or {}
         self.requests: list[dict[str, Any]] = []  # what the last propose job sent the model
-        self.source = tmp / "source"
         ci = f"on: {on}\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python check.py\n"
-        init_repo(self.source, {**(files or {"check.py": CHECK}), CI: ci})
-        git(self.source, "checkout", "-q", "-b", "feature")
-        self.head = commit(self.source, {"notes.txt": "the cache\n"}, "Add notes")
-        emu.create_repo(REPO, source=self.source)
-        emu.add_workflow(REPO, CI, "CI")
-        emu.add_user("alice", permission="write", email="alice@example.com")
+        main = {**(files or {"check.py": CHECK}), CI: ci}
+        self.repository = alice_repository(
+            emu,
+            tmp / "source",
+            REPO,
+            main,
+            "feature",
+            {"notes.txt": "the cache\n"},
+            "Add notes",
+            dispatch=False,
+        )
+        self.source = self.repository.source
         self.failing_pr = emu.add_pull(REPO, "feature", "main", "Cache notes", user="alice").number
         self.sim = RunnerSim(tmp / "sim").for_emulator(emu, REPO)
+
+    @property
+    def head(self) -> str:
+        """The branch's head: alice's commit, or the fix the last apply pushed."""
+        return self.repository.head_sha
 
     def _dir(self, name: str) -> Path:
         self.n += 1
@@ -89,25 +99,13 @@ class Loop:
         self, conclusion: str = "failure", workflow: str = CI, event: str = "push", log: bytes = LOG
     ) -> Run:
         """A run of `workflow` (triggered by `event`) on the branch's head concluded `conclusion`."""
-        step = "failure" if conclusion == "failure" else "success"
-        return self.emu.add_workflow_run(
-            REPO,
-            workflow,
-            "feature",
-            self.head,
-            conclusion,
-            event=event,
-            actor="alice",
-            jobs=[JobSpec("test", conclusion, [StepSpec("Run python check.py", step)], log=log)],
+        return self.repository.failed_run(
+            "python check.py", log, conclusion=conclusion, event=event, workflow=workflow
         )
 
     def rerun(self, run: Run) -> Run:
         """A person re-runs the failed job of `run`: its next attempt fails the same way."""
-        self.emu.add_attempt(
-            run,
-            "failure",
-            [JobSpec("test", "failure", [StepSpec("Run python check.py", "failure")], log=LOG)],
-        )
+        self.emu.add_attempt(run, "failure", [failing_job("python check.py", LOG)])
         return run
 
     def propose(self, run: Run, turns: list[dict[str, Any]], **inputs: str) -> tuple[RunResult, int]:
@@ -143,13 +141,13 @@ class Loop:
             actor=actor,
         )
         assert result.outputs["status"] == "applied", result.log
-        self.head = result.outputs["head-sha"]
+        self.repository.head_sha = result.outputs["head-sha"]
         return result
 
     def human_commit(self, files: dict[str, str]) -> None:
         git(self.source, "fetch", "-q", str(self.emu.bare_path(REPO)), "feature")
         git(self.source, "checkout", "-q", "--detach", "FETCH_HEAD")
-        self.head = commit(self.source, files, "A human change")
+        self.repository.head_sha = commit(self.source, files, "A human change")
         git(self.source, "push", "-q", str(self.emu.bare_path(REPO)), f"{self.head}:refs/heads/feature")
 
     def stuck_comments(self) -> list[str]:

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from emulator import GitHubEmulator, Run
-
 from ci_autofix.agent.llm import Model
 from ci_autofix.flows.clients import Clients
 from ci_autofix.github import ClientSettings, GitHub
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
+from tests.testing.emulator import GitHubEmulator, Run
 
 # A patient-enough client for loopback, with nothing slept between retries: every in-process test's.
 FAST = ClientSettings(

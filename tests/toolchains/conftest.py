@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from testing.toolchain_mirror import Built, MirrorServer, available, build, session_root
+
+from tests.testing.toolchain_mirror import Built, MirrorServer, available, build, session_root
 
 
 @pytest.fixture(scope="session")

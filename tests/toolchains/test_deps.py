@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from testing.toolchain_mirror import MirrorServer
 
 from ci_autofix.ladder.workarea import sandbox_ids
 from ci_autofix.sandbox import Sandbox, chown_tree
 from ci_autofix.toolchains.declared import PackageManager
 from ci_autofix.toolchains.deps import Install, commands, install
 from ci_autofix.toolchains.provision import provision
+from tests.testing.toolchain_mirror import MirrorServer
 
 BERRY_LOCK = '__metadata:\n  version: 8\n  cacheKey: 10\n\n"x@workspace:.":\n  version: 0.0.0-use.local\n'
 

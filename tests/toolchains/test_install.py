@@ -12,11 +12,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.install import install
 from ci_autofix.toolchains.sources import Artifact, Platform, Release, Sources, resolve
+from tests.testing.toolchain_mirror import Built, MirrorServer
 
 pytestmark = pytest.mark.slow  # the mirror is built from real runtimes (about 30 s, once)
 

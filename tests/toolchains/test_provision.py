@@ -14,7 +14,6 @@ import cmarkgfm
 import pytest
 import yaml
 from cmarkgfm.cmark import Options as CmarkOptions
-from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.ladder.workarea import sandbox_ids
 from ci_autofix.sandbox import Sandbox, chown_tree
@@ -22,6 +21,7 @@ from ci_autofix.toolchains.declared import Declared
 from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.install import Installed
 from ci_autofix.toolchains.provision import Provisioned, Runtime, Unprovisioned, provision
+from tests.testing.toolchain_mirror import Built, MirrorServer
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from testing.toolchain_mirror import Built, MirrorServer
 
 from ci_autofix.toolchains.errors import ToolchainError
 from ci_autofix.toolchains.sources import (
@@ -19,6 +18,7 @@ from ci_autofix.toolchains.sources import (
     mirror_setting,
     resolve,
 )
+from tests.testing.toolchain_mirror import Built, MirrorServer
 
 pytestmark = pytest.mark.slow  # the mirror is built from real runtimes (about 30 s, once)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ci_autofix.triage import Category, Failure, diagnose
-from triage.logformat import github_log
+from tests.testing.logformat import github_log
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

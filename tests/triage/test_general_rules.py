@@ -16,7 +16,7 @@ import pytest
 from ci_autofix.triage import diagnose
 from ci_autofix.triage.engine import analyse
 from ci_autofix.triage.normalize import MAX_LINE_CHARS
-from triage.logformat import github_log
+from tests.testing.logformat import github_log
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ci_autofix.triage import Category, diagnose, diagnose_jobs, estimate_tokens
-from triage.logformat import github_log
+from tests.testing.logformat import github_log
 
 PYTEST_OUT = (
     "=================================== FAILURES ===================================\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ci_autofix.triage import Category, diagnose
-from triage.logformat import github_log, write
+from tests.testing.logformat import github_log, write
 
 needs_gcc_and_make = pytest.mark.skipif(
     shutil.which("gcc") is None or shutil.which("make") is None, reason="gcc and make are not installed"

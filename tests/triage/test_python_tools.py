@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ci_autofix.triage import Category, diagnose, estimate_tokens
-from triage.logformat import github_log, run_tool, write
+from tests.testing.logformat import github_log, run_tool, write
 
 BROKEN_CALC = {
     "calc.py": "def add(a, b):\n    return a - b\n",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ci_autofix.triage import diagnose, engine
-from triage.logformat import github_log, write
+from tests.testing.logformat import github_log, write
 
 needs_asan = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ci_autofix.triage import diagnose, diagnose_jobs, estimate_tokens
-from triage.logformat import github_log
+from tests.testing.logformat import github_log
 
 LOG_LINES = st.sampled_from(
     [

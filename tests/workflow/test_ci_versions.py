@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from testing.index import ruff_index
 
 from ci_autofix.workflow.ci_versions import CIRun, IndexUnknown, log_lines, newest_at, printed_versions
 from ci_autofix.workflow.versions import Requirement
+from tests.testing.index import ruff_index
 
 BIN = Path(sys.executable).parent
 STAMP = "2025-01-08T10:00:00.1234567Z "

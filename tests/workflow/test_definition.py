@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.git import clone, commit, git, init_repo
 
 from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.workflow.definition import _ACTIVATION_RE, FailedStep, claimed_commands, failed_step_commands
+from tests.testing.git import clone, commit, git, init_repo
 
 CI = ".github/workflows/ci.yml"
 WORKFLOW = """\

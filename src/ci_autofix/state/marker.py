@@ -22,7 +22,7 @@ from ci_autofix.refs import branch_problem, is_sha
 
 # The ladder's `VerificationState` (and "skipped") and the policy's `VerdictStatus`, spelled here so
 # that reading a record (apply, every re-run) loads neither the ladder nor the policy (80 ms at start);
-# tests/test_refs_and_marker.py holds them equal to their owners'.
+# tests/state/test_marker.py holds them equal to their owners'.
 Verification = Literal["verified", "unverified", "failed", "skipped"]
 Policy = Literal["clean", "flagged", "blocked"]
 MAX_FAILED_CHARS = 200

@@ -1,0 +1,77 @@
+"""Inherited failures, through the entrypoint against the emulator and the Messages fake: the
+PR's base branch is red with the same failure (the same failed step, the same failing test) in
+its latest completed run of the workflow. The attempt halts `failing-on-base` before any model
+request, naming the base and its run in `result-json` and the summary, and says so once on the
+PR; a different failure on the base does not stop it; `inherited-failures: fix-here` fixes it in
+the branch anyway."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.testing.emulator import GitHubEmulator, JobSpec, StepSpec
+from tests.testing.loop import CI, REPO, Loop, editing
+
+FAILING = "import sys\n\n\nATTEMPTS = 0\n\nsys.exit(0 if ATTEMPTS else 1)\n"
+
+
+def pytest_log(test: str) -> bytes:
+    return (
+        b"2026-12-01T10:00:00.0000000Z ##[group]Run python check.py\n"
+        b"2026-12-01T10:00:00.0000000Z python check.py\n"
+        b"2026-12-01T10:00:00.0000000Z ##[endgroup]\n"
+        b"2026-12-01T10:00:01.0000000Z FAILED test_cache.py::" + test.encode() + b" - AssertionError: stale\n"
+        b"2026-12-01T10:00:01.0000000Z ========================= 1 failed in 0.12s =========================\n"
+        b"2026-12-01T10:00:01.0000000Z ##[error]Process completed with exit code 1.\n"
+    )
+
+
+def base_fails(emu: GitHubEmulator, test: str) -> int:
+    main = emu.branch_sha(REPO, "main")
+    assert main is not None
+    step = StepSpec("Run python check.py", "failure")
+    run = emu.add_workflow_run(
+        REPO, CI, "main", main, "failure", jobs=[JobSpec("test", "failure", [step], log=pytest_log(test))]
+    )
+    return run.id
+
+
+@pytest.mark.slow
+def test_a_failure_inherited_from_the_base_is_named_not_fixed(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    loop = Loop(emu, tmp_path, {"check.py": FAILING})
+    base_fails(emu, "test_gadget")  # an older run of main, another failure
+    base_run = base_fails(emu, "test_widget")  # main's latest: the same failure
+    run = loop.ci(log=pytest_log("test_widget"))
+
+    halted, calls = loop.propose(run, editing(1))
+    out = halted.outputs
+    assert (out["status"], out["reason"], calls) == ("halted", "failing-on-base", 0), halted.log
+    details = json.loads(out["result-json"])["details"]
+    assert details["base_branch"] == "main" and details["base_run_url"].endswith(f"/actions/runs/{base_run}")
+    assert f"run {base_run}" in halted.summary and "`main` fails the same way" in halted.summary
+    said = [c for c in emu.comments(REPO, loop.failing_pr) if "ci-autofix:failing-on-base" in c]
+    assert len(said) == 1
+
+    again, calls = loop.propose(run, editing(1))  # a re-run: said once
+    assert (again.outputs["reason"], calls) == ("failing-on-base", 0)
+    assert len([c for c in emu.comments(REPO, loop.failing_pr) if "ci-autofix:failing-on-base" in c]) == 1
+
+    fixed, calls = loop.propose(run, editing(1), **{"inherited-failures": "fix-here"})
+    assert (fixed.outputs["status"], calls) == ("proposed", 2), fixed.log
+
+
+@pytest.mark.slow
+def test_another_failure_on_the_base_is_not_inherited(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    loop = Loop(emu, tmp_path, {"check.py": FAILING})
+    base_fails(emu, "test_gadget")
+    proposed, calls = loop.propose(loop.ci(log=pytest_log("test_widget")), editing(1))
+    assert (proposed.outputs["status"], calls) == ("proposed", 2), proposed.log
