@@ -40,7 +40,7 @@ _T = TypeVar("_T")
 
 
 @dataclass
-class _Seen:
+class _RequestSoFar:
     """What the flow learned before it halted: where to comment, what to report."""
 
     gh: GitHubAPI | None = None
@@ -71,7 +71,7 @@ class _Checked:
 
 
 def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
-    seen = _Seen()
+    seen = _RequestSoFar()
     try:
         return _apply(settings, clients, runner, seen)
     except Halt as halt:
@@ -86,7 +86,7 @@ def apply(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         return ended(halt, runner, keep_in=settings.runner_temp, name=name, summary=summary, **known)
 
 
-def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _Seen) -> Outcome:
+def _apply(settings: Settings, clients: Clients, runner: Runner, seen: _RequestSoFar) -> Outcome:
     number = requested_pull(settings)  # validated before any API or git call
     gh = seen.gh = clients.github()
     pull = seen.pull = gh.get_pull(number)

@@ -2,7 +2,7 @@
 
 `Attempt` is built once, when the flow knows the failed run, its checkout and the GitHub client,
 and is frozen from then on (a step that narrows it, such as the attempt's budget, makes a copy).
-`Seen` is the one part that grows as the flow goes: what its ending needs when a halt cuts it short.
+`AttemptSoFar` is the one part that grows as the flow goes: what its ending needs when a halt cuts it short.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ci_autofix.workflow.failed_run import triage_run
 
 
 @dataclass
-class Seen:
+class AttemptSoFar:
     """What the flow learned before it halted: for the summary, and the suggestions it supersedes."""
 
     diagnosis: Diagnosis | None = None
@@ -50,7 +50,7 @@ class Attempt:
     event: WorkflowRunEvent
     fix_branch: str
     logs: Path
-    seen: Seen
+    seen: AttemptSoFar
     asked: bool  # a person dispatched this attempt (`ask-first` asked, and was answered)
 
     @property

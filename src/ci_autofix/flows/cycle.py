@@ -1,7 +1,7 @@
 """The review flow's context: one review cycle on a pull request, as each step of the flow takes it.
 
 `Cycle` is built once the review is known to be one to answer (GitHub's API says so) and is frozen
-from then on; `Seen` is what the flow's ending needs when a halt cuts it short.
+from then on; `CycleSoFar` is what the flow's ending needs when a halt cuts it short.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ REVIEW_CYCLES = 3  # review findings are a judgement: fewer cycles than CI attem
 
 
 @dataclass
-class Seen:
+class CycleSoFar:
     """What the flow learned before it halted: for the summary, and the files of kept work."""
 
     diagnosis: Diagnosis | None = None

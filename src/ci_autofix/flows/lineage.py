@@ -11,7 +11,7 @@ from __future__ import annotations
 from ci_autofix.deliver import notice, report, stuck
 from ci_autofix.deliver.supersede import supersede, sweep
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.flows.attempt import Attempt, Seen
+from ci_autofix.flows.attempt import Attempt, AttemptSoFar
 from ci_autofix.flows.dispatch import ASK_AGAIN
 from ci_autofix.flows.event import WorkflowRun, WorkflowRunEvent
 from ci_autofix.github import PullInfo
@@ -55,7 +55,7 @@ def lineage_of(gh: GitHubAPI, settings: Settings, event: WorkflowRunEvent) -> Li
 
 
 def succeeded(
-    gh: GitHubAPI, settings: Settings, runner: Runner, event: WorkflowRunEvent, seen: Seen
+    gh: GitHubAPI, settings: Settings, runner: Runner, event: WorkflowRunEvent, seen: AttemptSoFar
 ) -> Outcome:
     """A green run: when the branch's head is a fix ci-autofix made, the loop ended well."""
     run = event.run

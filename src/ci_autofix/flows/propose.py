@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 from ci_autofix.deliver import ask, notice, report, stuck
 from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.flows.attempt import Attempt, Seen, context, triage
+from ci_autofix.flows.attempt import Attempt, AttemptSoFar, context, triage
 from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import dispatched_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.ended import ended
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     runner.mask(settings.secrets())  # done already by the entrypoint; `runner.redact` needs them
-    seen = Seen()
+    seen = AttemptSoFar()
     with tempfile.TemporaryDirectory(prefix="ci-autofix-logs-") as logs:
         try:
             return _propose(settings, clients, runner, seen, Path(logs))
@@ -73,7 +73,7 @@ def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
             return _halted(halt, settings, runner, seen)
 
 
-def _halted(halt: Halt, settings: Settings, runner: Runner, seen: Seen) -> Outcome:
+def _halted(halt: Halt, settings: Settings, runner: Runner, seen: AttemptSoFar) -> Outcome:
     """The shared ending; then an attempt the halt cut short is recorded (when it counts), and the
     suggestions made for older commits are closed as after any attempt."""
     outcome = ended(
@@ -92,7 +92,7 @@ def _halted(halt: Halt, settings: Settings, runner: Runner, seen: Seen) -> Outco
     return outcome
 
 
-def _propose(settings: Settings, clients: Clients, runner: Runner, seen: Seen, logs: Path) -> Outcome:
+def _propose(settings: Settings, clients: Clients, runner: Runner, seen: AttemptSoFar, logs: Path) -> Outcome:
     """The failed run (from the payload, or as GitHub's API reports a dispatched one) and its
     checkout (the workspace, or ours in a dispatch): the attempt's context."""
     run_id = dispatched_run_id(settings)  # a dispatch's: validated before any API or git call

@@ -23,7 +23,7 @@ from ci_autofix.deliver import notice, report, stuck
 from ci_autofix.deliver.threads import Accounted, account, note_paths, table, threads_of
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.flows.clients import Clients
-from ci_autofix.flows.cycle import REVIEW_CYCLES, Cycle, Seen
+from ci_autofix.flows.cycle import REVIEW_CYCLES, Cycle, CycleSoFar
 from ci_autofix.flows.ended import ended
 from ci_autofix.flows.event import read_payload
 from ci_autofix.flows.review_event import check_review_guards, parse_review, the_review
@@ -48,7 +48,7 @@ MAX_DIFF_CHARS = 40_000  # of the PR's diff, given to the agent
 
 def review(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
     runner.mask(settings.secrets())
-    seen = Seen()
+    seen = CycleSoFar()
     try:
         return _review(settings, clients, runner, seen)
     except Halt as halt:
@@ -61,7 +61,7 @@ def review(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
         )
 
 
-def _review(settings: Settings, clients: Clients, runner: Runner, seen: Seen) -> Outcome:
+def _review(settings: Settings, clients: Clients, runner: Runner, seen: CycleSoFar) -> Outcome:
     """The review as GitHub's API has it, whether it is answered already, and the cycle's number."""
     event = parse_review(read_payload(settings.event_path))
     check_review_guards(event, settings)  # from the payload alone: no API call before this
@@ -94,7 +94,7 @@ def _review(settings: Settings, clients: Clients, runner: Runner, seen: Seen) ->
     return _fix(cy, seen)
 
 
-def _fix(cy: Cycle, seen: Seen) -> Outcome:
+def _fix(cy: Cycle, seen: CycleSoFar) -> Outcome:
     """The PR's head and base fetched, what verifies the fix, the fix ladder in a work area of the
     head, the delivery, then the answer on the reviewed PR."""
     from ci_autofix.ladder.run import LadderInput, run_ladder
