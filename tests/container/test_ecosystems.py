@@ -373,6 +373,7 @@ def mirror(built: Built) -> Iterator[MirrorServer]:
 PROJECTS = {
     "prettier": prettier_project,
     "eslint": eslint_project,
+    "vitest": vitest_project,
     "gofmt": gofmt_project,
     "go-test": go_test_project,
     "cargo-fmt": cargo_fmt_project,
