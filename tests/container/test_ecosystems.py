@@ -13,6 +13,7 @@ on the Messages fake. Skipped unless CI_AUTOFIX_IMAGE names an image (ci/contain
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -315,14 +316,15 @@ class Proposed:
     asked: list[str]  # the mirror's paths, in order
 
 
-def propose(image: str, emu: GitHubEmulator, failed: Failed, mirror: MirrorServer, turns: list[dict[str, Any]]) -> Proposed:  # fmt: skip
-    with FakeMessagesAPI(turns).start() as messages:
+def propose(image: str, emu: GitHubEmulator, failed: Failed, mirror: MirrorServer, turns: list[dict[str, Any]] | None) -> Proposed:  # fmt: skip
+    """The propose job in the image; `turns` scripts the model (None: no API key, the fixers alone)."""
+    with FakeMessagesAPI(turns or []).start() as messages:
         result = run_like_runner(
             image,
             failed.workspace,
             event_name="workflow_run",
             event=emu.workflow_run_event(failed.run),
-            inputs={"anthropic-api-key": API_KEY},
+            inputs={"anthropic-api-key": API_KEY if turns is not None else ""},
             github_token=emu.token,
             env={
                 "GITHUB_API_URL": emu.api_url,
@@ -410,3 +412,53 @@ def test_a_failure_is_fixed_and_verified_with_the_runtime_the_job_declares(
     else:  # the deterministic fixer settled it: the model was never asked
         assert proposed.requests == 0, result.explain()
     assert API_KEY not in _printed(result) and emu.token not in _printed(result), result.explain()
+
+
+# ---- what the mirror serves is checked: a tampered archive or checksum is refused ------------------------
+
+
+def _flipped(data: bytes) -> bytes:
+    """`data` with one byte in its middle changed: same size, another SHA-256."""
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1 :]
+
+
+@pytest.mark.parametrize("tampered", ["go-archive", "node-checksums"])
+def test_a_tampered_archive_or_checksum_is_refused_with_a_clear_error(
+    image: str,
+    tmp_path: Path,
+    github_emulator: GitHubEmulator,
+    mirror: MirrorServer,
+    built: Built,
+    tampered: str,
+) -> None:
+    """The mirror serves a Go archive with one byte changed, or Node's SHASUMS256.txt naming another
+    SHA-256: nothing is installed, and the halt says which file, both checksums and what to do."""
+    emu = github_emulator
+    if tampered == "go-archive":
+        project, runtime = gofmt_project(tmp_path), "Go"
+        archive = f"go/go{built.go}.linux-amd64.tar.gz"
+        expected = hashlib.sha256(mirror.read(archive)).hexdigest()
+        mirror.override(archive, _flipped(mirror.read(archive)))
+        got = hashlib.sha256(mirror.read(archive)).hexdigest()
+    else:
+        project, runtime = prettier_project(tmp_path), "Node.js"
+        archive = f"node/v{built.node}/node-v{built.node}-linux-x64.tar.xz"
+        sums = f"node/v{built.node}/SHASUMS256.txt"
+        got, expected = hashlib.sha256(mirror.read(archive)).hexdigest(), hashlib.sha256(b"other").hexdigest()
+        assert got in mirror.read(sums).decode()
+        mirror.override(sums, mirror.read(sums).replace(got.encode(), expected.encode()))
+    failed = seed(emu, project, tmp_path)
+
+    proposed = propose(image, emu, failed, mirror, None)  # no model: the fixers alone
+
+    result = proposed.result
+    assert result.exit_code == 0, result.explain()
+    assert result.outputs["status"] == "halted" and result.outputs["fix-sha"] == "", result.explain()
+    assert f"/{archive}" in proposed.asked  # downloaded, then refused
+    for told in (result.summary, result.stdout):  # the job's summary and its log
+        assert f"{runtime} `" in told and "could not be provisioned" in told, result.explain()
+        assert f"{mirror.url}{archive} does not match the publisher's checksum" in told, result.explain()
+        assert f"SHA-256 {got}, expected {expected}" in told, result.explain()
+        assert "What to do:" in told, result.explain()
+    assert emu.branch_sha(REPO, BRANCH) == failed.head_sha and emu.pulls(REPO) == []
