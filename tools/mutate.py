@@ -1438,6 +1438,20 @@ MUTATIONS = [
         ("tests/ladder/test_verify.py", *WIRE),
     ),
     Mutation(
+        "wire-halt-hides-refused-runtime",
+        "ladder/run.py",
+        "halt = _naming_failed_runtimes(ended, provisioned)",
+        "halt = ended",
+        WIRE,
+    ),
+    Mutation(
+        "wire-refused-runtime-without-cause",
+        "toolchains/provision.py",
+        "provisioned: {self.error.cause.rstrip('.')}. What to do: {self.error.remedy}\"",
+        'provisioned"',
+        WIRE,
+    ),
+    Mutation(
         "wire-failed-job-not-kept",
         "workflow/definition.py",
         "found.job, found.matrix = job, matrix",

@@ -3,6 +3,7 @@ of the work area's sandboxes (the working copy's and each clean copy's), as the 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.ladder.run import LadderInput, Proposal, run_ladder
 from ci_autofix.ladder.runtimes import TOOLCHAINS, provision_for, with_runtimes
 from ci_autofix.ladder.workarea import workarea
@@ -279,6 +281,37 @@ def test_a_go_module_failing_gofmt_gets_a_verified_gofmt_fix(
     _settled_by(proposal, "gofmt", ["main.go"])
     assert proposal.fixers[0].argv == ["gofmt", "-w", "."]
     assert '+\tprintln("hi")' in proposal.diff
+
+
+def test_a_halt_after_a_refused_runtime_names_the_file_the_checksums_and_the_remedy(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path_without_go: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """No verification runs when nothing can be fixed (here: no gofmt, no model), so the halt itself
+    says why the job's Go is missing: the archive's URL, both SHA-256s and what to do."""
+    built = build(session_root(tmp_path_factory))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)
+    archive = f"go/go{built.go}.linux-amd64.tar.gz"
+    with MirrorServer(built.tree).running() as mirror:
+        real = mirror.read(archive)
+        tampered = real[:-1] + bytes([real[-1] ^ 1])  # the size the index lists, another SHA-256
+        mirror.override(archive, tampered)
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        with pytest.raises(Halt) as halted:
+            _fixers_only(tmp_path, GO_FILES, GOFMT_CHECK, GO_JOB)
+    message = halted.value.message
+    assert halted.value.reason is HaltReason.AGENT_DISABLED
+    assert message.startswith("No deterministic fixer applies"), message  # the halt's own reason first
+    assert "Go `1.19` (go.mod go (named by `actions/setup-go@v5`)) could not be provisioned: " in message
+    got, expected = hashlib.sha256(tampered).hexdigest(), hashlib.sha256(real).hexdigest()
+    assert (
+        f"{mirror.url}{archive} does not match the publisher's checksum (SHA-256 {got}, expected {expected})"
+        in message
+    )
+    assert "nothing was extracted. What to do: " in message
 
 
 RUST_JOB = yaml.safe_load(

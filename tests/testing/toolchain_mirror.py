@@ -5,8 +5,10 @@ The archives are built from what this machine has installed, laid out as the pub
 - Node: the machine's `node` (an official build: `node --version`) with its npm and corepack, as
   `node/vX/node-vX-linux-x64.tar.xz` (`node-vX-linux-x64/bin/node`, `bin/npm -> ../lib/...`) with
   `node/vX/SHASUMS256.txt` and `node/index.json` in nodejs.org's formats;
-- Go: Debian's `golang-go` (`bin/go`, `bin/gofmt`, `VERSION`) as `go/goX.linux-amd64.tar.gz`, listed
-  with its SHA-256 and size in `go/index.json` (go.dev/dl's `?mode=json&include=all` format);
+- Go: Debian's `golang-go` (`bin/go`, `bin/gofmt`, `VERSION`, the tools `go build` and `go test` run
+  from `pkg/tool/linux_amd64`, `pkg/include` and the standard library's sources without its tests, so
+  `go test` compiles as with go.dev's archive) as `go/goX.linux-amd64.tar.gz`, listed with its SHA-256
+  and size in `go/index.json` (go.dev/dl's `?mode=json&include=all` format);
 - Rust: the rustup toolchain's files, repacked as rust-installer dist components (`components`,
   `<component>/manifest.in`), and the toolchain's own channel manifest (the publisher's, as rustup
   kept it) with the x86_64 Linux `xz_hash` of the five components we serve replaced by theirs, and
@@ -45,7 +47,7 @@ NODE_MODULES = Path("/usr/lib/node_modules")
 GOROOT = Path("/usr/lib/go-1.19")
 RUST = Path.home() / ".rustup" / "toolchains" / "stable-x86_64-unknown-linux-gnu"
 RUST_TARGET = "x86_64-unknown-linux-gnu"
-_BUILDER = "7"  # bump when the layout below changes
+_BUILDER = "8"  # bump when the layout below changes
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,25 @@ def _node(out: Path) -> str:
     return version.removeprefix("v")
 
 
+# What `go build` and `go test` run from pkg/tool (go.dev's archive has a few more: pprof, trace, ...).
+_GO_TOOLS = ("asm", "buildid", "cgo", "compile", "cover", "link", "pack", "test2json", "vet")
+
+
+def _go_sources(src: Path) -> list[tuple[str, Path | bytes | str]]:
+    """The standard library's sources as `go/src/...`, without `cmd` (its tools come built), tests and
+    test data: what compiling a module's packages and their tests reads (~50 MB instead of 120)."""
+    return [
+        (name, path)
+        for name, path in _tree(src, "go/src")
+        if not (
+            name.startswith("go/src/cmd/")
+            or name == "go/src/cmd"
+            or "/testdata" in name
+            or name.endswith("_test.go")
+        )
+    ]
+
+
 def _go(out: Path) -> str:
     version = (GOROOT / "VERSION").read_text().split()[0]  # go1.19.8
     name = f"{version}.linux-amd64.tar.gz"
@@ -194,6 +215,15 @@ def _go(out: Path) -> str:
         ("go/bin", GOROOT / "bin"),
         ("go/bin/go", GOROOT / "bin" / "go"),
         ("go/bin/gofmt", GOROOT / "bin" / "gofmt"),
+        ("go/pkg", GOROOT / "pkg"),
+        ("go/pkg/tool", GOROOT / "pkg" / "tool"),
+        ("go/pkg/tool/linux_amd64", GOROOT / "pkg" / "tool" / "linux_amd64"),
+        *(
+            (f"go/pkg/tool/linux_amd64/{tool}", GOROOT / "pkg" / "tool" / "linux_amd64" / tool)
+            for tool in _GO_TOOLS
+        ),
+        *_tree((GOROOT / "pkg" / "include").resolve(), "go/pkg/include"),
+        *_go_sources((GOROOT / "src").resolve()),
     ]
     digest = _tar(out / "go" / name, entries, mode="gz")
     size = (out / "go" / name).stat().st_size

@@ -35,6 +35,7 @@ from ci_autofix.policy.contents import git_blob_reader
 from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
+from ci_autofix.toolchains.provision import Provisioned
 from ci_autofix.triage.model import Category, Diagnosis
 from ci_autofix.workflow.ci_versions import CIRun
 
@@ -130,7 +131,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
             f"  provisioned {runtime.declared.runtime} {runtime.installed.version} ({runtime.seconds:.1f}s)"
         )
     for failure in provisioned.failures:
-        runner.info(f"  {failure.declared.runtime} could not be provisioned: see the verification's evidence")
+        runner.info(f"  {failure.describe()}")
     runner.stage("reproducing the failure")
     for note in job.notes:
         runner.info(f"  {note}")
@@ -154,12 +155,23 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     climb = _Climb(job, runner, sandbox, git, clean, logs)
     try:
         return _climb(climb, plan, notes)
-    except Halt as halt:
+    except Halt as ended:
+        halt = _naming_failed_runtimes(ended, provisioned)
         try:
             kept = _keeping(halt, climb)
         except (GitError, OSError):  # keeping is a courtesy: the halt and its reason come first
             raise halt from None
         raise kept from None
+
+
+def _naming_failed_runtimes(halt: Halt, provisioned: Provisioned) -> Halt:
+    """`halt`, saying which of the job's runtimes could not be provisioned and why (a refused
+    checksum, a version not published): without them nothing the job runs could run here, whatever
+    the halt's own reason, and no verification exists to show it."""
+    if not provisioned.failures:
+        return halt
+    why = "\n\n".join(failure.describe() for failure in provisioned.failures)
+    return halt.keeping(halt.kept, message=f"{halt.message}\n\n{why}")
 
 
 def _check_reproduced(

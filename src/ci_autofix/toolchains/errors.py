@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ci_autofix.errors import UserError
 
-DOCS = "README.md#toolchains-in-the-action"
+DOCS = "docs/toolchains.md#toolchains-in-the-action"
 
 
 class ToolchainError(UserError):

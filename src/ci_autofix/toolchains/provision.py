@@ -45,6 +45,13 @@ class Unprovisioned:
     declared: Declared
     error: ToolchainError
 
+    def describe(self) -> str:
+        """One paragraph of plain text: which runtime, why it was refused or could not be had, what to do."""
+        return (
+            f"{_NAMES[self.declared.runtime]} `{self.declared.spec}` ({self.declared.source}) could not be "
+            f"provisioned: {self.error.cause.rstrip('.')}. What to do: {self.error.remedy}"
+        )
+
 
 @dataclass(frozen=True)
 class Provisioned:
