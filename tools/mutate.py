@@ -1339,6 +1339,20 @@ MUTATIONS = [
         LOOP_INHERITED,
     ),
     Mutation(
+        "loop-inherited-ignores-the-prs-files",
+        "workflow/inherited.py",
+        "    if pull is not None and touched(gh, pull, diagnosis):\n        return None\n",
+        "",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-no-file-matches",
+        "workflow/inherited.py",
+        "    return any(_same_file(a, b) for a in failing for b in changed)",
+        "    return False",
+        LOOP_INHERITED,
+    ),
+    Mutation(
         "wire-runtimes-not-on-the-fixers-path",
         "ladder/run.py",
         "sandbox = with_tools(with_runtimes(sandbox, provisioned), tool_path)",

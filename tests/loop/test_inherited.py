@@ -2,8 +2,8 @@
 PR's base branch is red with the same failure (the same failed step, the same failing test) in
 its latest completed run of the workflow. The attempt halts `failing-on-base` before any model
 request, naming the base and its run in `result-json` and the summary, and says so once on the
-PR; a different failure on the base does not stop it; `inherited-failures: fix-here` fixes it in
-the branch anyway."""
+PR; a different failure on the base does not stop it, nor does the same failure in a file the PR
+changed; `inherited-failures: fix-here` fixes it in the branch anyway."""
 
 from __future__ import annotations
 
@@ -74,3 +74,16 @@ def test_another_failure_on_the_base_is_not_inherited(
     base_fails(emu, "test_gadget")
     proposed, calls = loop.propose(loop.ci(log=pytest_log("test_widget")), editing(1))
     assert (proposed.outputs["status"], calls) == ("proposed", 2), proposed.log
+
+
+@pytest.mark.slow
+def test_the_same_failure_in_a_file_the_pr_changed_is_the_prs(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    loop = Loop(emu, tmp_path, {"check.py": FAILING})
+    loop.human_commit({"test_cache.py": "def test_widget():\n    assert False, 'stale'\n"})
+    base_fails(emu, "test_widget")  # main fails the same way, but the PR changed test_cache.py
+    proposed, calls = loop.propose(loop.ci(log=pytest_log("test_widget")), editing(1))
+    assert (proposed.outputs["status"], calls) == ("proposed", 2), proposed.log
+    assert not [c for c in emu.comments(REPO, loop.failing_pr) if "ci-autofix:failing-on-base" in c]

@@ -390,6 +390,7 @@ def _halt_if_inherited(
         diagnosis=diagnosis,
         logs=seen.logs / "base",
         max_tokens=settings.max_log_tokens,
+        pull=failing.pull.number if failing.pull is not None else None,
     )
     if found is None:
         return
