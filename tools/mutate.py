@@ -1327,8 +1327,8 @@ MUTATIONS = [
     Mutation(
         "loop-inherited-failure-fixed",
         "flows/propose.py",
-        'if settings.inherited_failures == "halt":',
-        "if False:",
+        'if settings.inherited_failures != "fix-here" and (',
+        "if False and (",
         LOOP_INHERITED,
     ),
     Mutation(
@@ -1350,6 +1350,20 @@ MUTATIONS = [
         "workflow/inherited.py",
         "    return any(_same_file(a, b) for a in failing for b in changed)",
         "    return False",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-said-per-run",
+        "deliver/inherited.py",
+        "        notice.upsert(gh, failing, MARKER, body, trusted)",
+        "        gh.comment(failing.pull.number, body)",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-fix-base-halts",
+        "flows/propose.py",
+        'if found is None or settings.inherited_failures == "fix-base":',
+        "if found is None:",
         LOOP_INHERITED,
     ),
     Mutation(

@@ -20,7 +20,13 @@ from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.deliver.supersede import supersede, sweep
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.clients import Clients
-from ci_autofix.flows.dispatch import ASK_AGAIN, dispatched_event, fetch_failing, own_workflow_file
+from ci_autofix.flows.dispatch import (
+    ASK_AGAIN,
+    dispatched_event,
+    failed_run_event,
+    fetch_failing,
+    own_workflow_file,
+)
 from ci_autofix.flows.event import (
     RUN_ID_REMEDY,
     WorkflowRun,
@@ -34,7 +40,6 @@ from ci_autofix.flows.halts import halted, keep_work
 from ci_autofix.git import Git, GitError
 from ci_autofix.github import JobInfo, PullInfo
 from ci_autofix.github.api import GitHubAPI
-from ci_autofix.markdown import code_span
 from ci_autofix.outcome import Outcome
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
@@ -59,6 +64,7 @@ from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 if TYPE_CHECKING:
     from ci_autofix.deliver.suggestion import Delivery
     from ci_autofix.ladder.run import LadderInput, Proposal
+    from ci_autofix.workflow.inherited import OnBase
 
 
 @dataclass
@@ -186,8 +192,10 @@ def _attempt(
     commands = failed_commands(git, run.head_sha, run.workflow_file, jobs)
     if diagnosis.is_infra:
         _halt_infra(gh, event, settings, diagnosis)
-    if settings.inherited_failures == "halt":
-        _halt_if_inherited(gh, settings, runner, event, failing, diagnosis, seen)
+    if settings.inherited_failures != "fix-here" and (
+        on_base := _halt_if_inherited(gh, settings, runner, event, failing, diagnosis, seen)
+    ):
+        return _fix_on_base(gh, settings, clients, runner, event, on_base, failing, seen, asked=asked)
     if not line.fresh:
         _break_on_the_same_failure(gh, settings, runner, event, line, failing, diagnosis, seen)
 
@@ -371,15 +379,17 @@ def _halt_if_inherited(
     failing: notice.Where,
     diagnosis: Diagnosis,
     seen: _Seen,
-) -> None:
+) -> OnBase | None:
     """Halt `failing-on-base` when the base branch's latest completed run of this workflow failed
-    the same way: the failure is inherited; a fix belongs on the base. Said once on the failing PR."""
+    the same way: the failure is inherited; a fix belongs on the base. Said once on the failing PR.
+    With `inherited-failures: fix-base`, the base's run is returned instead, for the fix there."""
+    from ci_autofix.deliver import inherited
     from ci_autofix.workflow.inherited import failing_on_base
 
     run = event.run
     base = failing.pull.base_ref if failing.pull is not None else gh.default_branch()
     if base == run.head_branch or seen.logs is None:
-        return
+        return None
     runner.stage(f"comparing with `{base}`'s latest run of the workflow")
     found = failing_on_base(
         gh,
@@ -392,31 +402,52 @@ def _halt_if_inherited(
         max_tokens=settings.max_log_tokens,
         pull=failing.pull.number if failing.pull is not None else None,
     )
-    if found is None:
-        return
-    base_url = report.run_link(settings.server_url, settings.repository, found.run.id)
-    named = code_span(base)
-    text = (
-        f"{named} fails the same way: its [run {found.run.id}]({base_url}) at `{found.run.head_sha[:12]}` "
-        "failed the same jobs and steps with the same tests and findings. The failure is inherited, not "
-        f"this branch's: ci-autofix proposes no fix here. Fix it on {named} (ci-autofix's run for that "
-        "branch's own failure does, when `branches` lets it in), then bring the fix into this branch; "
-        "or choose `inherited-failures: fix-here` to have ci-autofix fix it in this branch."
+    if found is None or settings.inherited_failures == "fix-base":
+        return found
+    where = {"server_url": settings.server_url, "repository": settings.repository}
+    text = inherited.said(found, **where)
+    inherited.tell(gh, failing, runner.redact(f"{inherited.MARKER}\n{text}"), settings.trusted_author)
+    raise Halt(HaltReason.FAILING_ON_BASE, text, details=inherited.details(found, **where))
+
+
+def _fix_on_base(
+    gh: GitHubAPI,
+    settings: Settings,
+    clients: Clients,
+    runner: Runner,
+    event: WorkflowRunEvent,
+    found: OnBase,
+    failing: notice.Where,
+    seen: _Seen,
+    *,
+    asked: bool,
+) -> Outcome:
+    """`inherited-failures: fix-base`: the attempt is made for the base branch's own failed run, as
+    its own propose run would make it: the base's head is the fix's parent, the suggestion PR goes
+    into the base branch, through the same apply gate. The failing PR is told where, once."""
+    from ci_autofix.deliver import inherited
+
+    where = {"server_url": settings.server_url, "repository": settings.repository}
+    base = failed_run_event(gh, found.run.id, event.repository)
+    check_guards(base, settings)  # the base's run passes the guards its own propose run would
+    runner.stage(
+        f"the failure is inherited from `{found.branch}`: attempting it there, for run {found.run.id}"
     )
-    if failing.pull is not None:
-        _say_once(
-            gh,
-            settings,
-            runner,
-            failing.pull.number,
-            f"<!-- ci-autofix:failing-on-base {found.run.id} -->",
-            text,
-        )
-    raise Halt(
-        HaltReason.FAILING_ON_BASE,
-        text,
-        details={"base_branch": base, "base_run_url": base_url, "base_run_id": found.run.id},
-    )
+    fix_branch = side_branch(settings.branch_prefix, found.branch, found.run.id)
+    here = settings.model_copy(update={"inherited_failures": "fix-here"})
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-base-") as root:
+        try:
+            git = fetch_failing(Path(root), settings, base)
+            outcome = _attempt(gh, git, here, clients, runner, base, fix_branch, seen, asked=asked)
+        except Halt as halt:
+            halt.details.update(inherited.details(found, **where))
+            raise
+    outcome.details.update(inherited.details(found, **where), proposed_against=found.branch)
+    text = inherited.said(found, **where, proposed=outcome.pull_request_url)
+    inherited.tell(gh, failing, runner.redact(f"{inherited.MARKER}\n{text}"), settings.trusted_author)
+    outcome.message = f"{text} {outcome.message}"
+    runner.summary(f"\n{text}\n")
+    return outcome
 
 
 def _break_on_the_same_failure(
