@@ -58,6 +58,7 @@ LOOP_UNREPRODUCED = ("tests/loop/test_unreproduced.py",)
 LOOP_BREAKER = ("tests/loop/test_breaker.py",)
 LOOP_GONE = ("tests/loop/test_closed_means_gone.py",)
 LOOP_INHERITED = ("tests/loop/test_inherited.py",)
+LOOP_INLINE = ("tests/loop/test_inline_on_failing_pr.py", "tests/deliver/test_inline_failing.py")
 WIRE = ("tests/ladder/test_runtimes.py",)
 WIRE_FIXERS = ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py")
 POLICY_PY = (
@@ -1365,6 +1366,34 @@ MUTATIONS = [
         'if found is None or settings.inherited_failures == "fix-base":',
         "if found is None:",
         LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inline-for-a-flagged-fix",
+        "deliver/inline_failing.py",
+        'if proposal.verdict.status != "clean":',
+        "if False:",
+        LOOP_INLINE,
+    ),
+    Mutation(
+        "loop-inline-for-an-unverified-fix",
+        "deliver/inline_failing.py",
+        'if proposal.verification is None or proposal.verification.outcome != "verified":',
+        "if proposal.verification is None:",
+        LOOP_INLINE,
+    ),
+    Mutation(
+        "loop-inline-cannot-be-turned-off",
+        "deliver/inline_failing.py",
+        "    if not enabled:\n",
+        "    if False:\n",
+        LOOP_INLINE,
+    ),
+    Mutation(
+        "loop-inline-names-unquoted",
+        "deliver/inline_failing.py",
+        "    return f'\"{prefix}{text}\"'",
+        '    return f"{prefix}{name}"',
+        LOOP_INLINE,
     ),
     Mutation(
         "wire-runtimes-not-on-the-fixers-path",

@@ -207,6 +207,11 @@ class Settings(BaseSettings):
         "does not change: halt failing-on-base (halt), propose the fix against the base branch, for its own "
         "failed run (fix-base), or fix it in the failing branch anyway (fix-here).",
     )
+    inline_suggestions: bool = Field(
+        True,
+        description="propose: also post the hunks of a verified, policy-clean fix that lie inside lines the "
+        "failing PR changed as one-click suggestions on that PR, beside the suggestion PR.",
+    )
     rerun_flaky: bool = Field(
         False,
         description="When the failure does not reproduce here (halt not-reproduced), re-run the failed jobs "

@@ -180,6 +180,7 @@ def _attempt(
     seen.attempting = run
 
     # The fix stages are imported only now: a run that halts earlier starts faster.
+    from ci_autofix.deliver.inline_failing import suggest_on_failing_pr
     from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
 
@@ -232,6 +233,15 @@ def _attempt(
         outcome, delivery = _deliver(
             gh, area.git, settings, runner, event, diagnosis, proposal, fix_branch, attempt
         )
+    suggest_on_failing_pr(
+        gh,
+        enabled=settings.inline_suggestions,
+        failing=failing,
+        proposal=proposal,
+        suggestion=delivery.pull,
+        runner=runner,
+        outcome=outcome,
+    )
     if proposal.cost_usd:
         _record(gh, settings, line, run, proposal.cost_usd, delivery.pull.number)
     if settings.auto_apply:
