@@ -1326,6 +1326,13 @@ MUTATIONS = [
         LOOP_GONE,
     ),
     Mutation(
+        "loop-closed-suggestions-own-branch-kept",
+        "state/ledger.py",
+        '        keep = ""  # its PR was closed: closed means gone',
+        "        pass",
+        LOOP_GONE,
+    ),
+    Mutation(
         "loop-inherited-failure-fixed",
         "flows/propose.py",
         'if settings.inherited_failures != "fix-here" and (',
