@@ -52,8 +52,6 @@ def failing_on_base(
     base_sha = gh.branch_sha(base)
     if not mine or base_sha is None:
         return None
-    if pull is not None and touched(gh, pull, diagnosis):
-        return None
     runs = [
         r
         for r in gh.runs_for_commit(base_sha, branch=base)
@@ -65,6 +63,8 @@ def failing_on_base(
     if latest.conclusion != "failure":
         return None
     if failed_steps(gh, latest.id, latest.run_attempt) != failed_steps(gh, run_id, run_attempt):
+        return None
+    if pull is not None and touched(gh, pull, diagnosis):
         return None
     logs.mkdir(exist_ok=True)
     try:
