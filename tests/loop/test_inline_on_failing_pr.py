@@ -3,7 +3,7 @@ Messages fake: the PR broke a line of `check.py`; the fix changes that line (ins
 diff) and a line of `util.py` (a file the PR does not change). Beside the suggestion PR, the
 failing PR gets one review with one ```suggestion on the PR's line, the verdict and the link
 beside it; the other hunk stays in the suggestion PR only. A flagged fix gets none, nor an
-unverified draft, nor a run with `inline-suggestions: false`."""
+unverified draft, nor a branch without an open PR, nor a run with `inline-suggestions: false`."""
 
 from __future__ import annotations
 
@@ -110,5 +110,20 @@ def test_an_unverified_draft_gets_no_inline_suggestion(
     assert (details["verification"], details["inline"]) == (
         "unverified",
         "no inline suggestions: the fix is not verified",
+    )
+    assert emu.reviews_of(REPO, loop.failing_pr) == []
+
+
+@pytest.mark.slow
+def test_a_branch_without_an_open_pr_gets_none(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
+    emu = github_emulator
+    loop = broken_pr(emu, tmp_path)
+    emu.pull(REPO, loop.failing_pr).state = "closed"  # a push to a branch without an open PR
+    proposed, _ = loop.propose(loop.ci(), fixing(("util.py", "VALUE = 1", "VALUE = 2")))
+    assert proposed.outputs["status"] == "proposed", proposed.log
+    details = json.loads(proposed.outputs["result-json"])["details"]
+    assert (
+        details["inline"]
+        == "no inline suggestions: the failing commit is not the head of an open pull request"
     )
     assert emu.reviews_of(REPO, loop.failing_pr) == []
