@@ -141,3 +141,17 @@ def test_fix_base_proposes_the_fix_against_the_base_branch(
     # the same apply gate: the fix lands on main, leased on main's head
     loop.apply(out["pull-request"])
     assert emu.branch_sha(REPO, "main") == out["fix-sha"]
+
+
+@pytest.mark.slow
+def test_fix_base_halts_when_the_base_is_not_let_in(github_emulator: GitHubEmulator, tmp_path: Path) -> None:
+    emu = github_emulator
+    inputs = {"inherited-failures": "fix-base", "exclude-branches": "main"}
+    loop = Loop(emu, tmp_path, {"check.py": FAILING}, inputs=inputs)
+    base_run = base_fails(emu, "test_widget")
+    halted, calls = loop.propose(loop.ci(log=pytest_log("test_widget")), editing(1))
+    out = halted.outputs
+    assert (out["status"], out["reason"], calls) == ("halted", "branch-filtered", 0), halted.log
+    details = json.loads(out["result-json"])["details"]
+    assert (details["base_branch"], details["base_run_id"]) == ("main", base_run)
+    assert not [p for p in emu.pulls(REPO) if p.head_ref.startswith("ci-autofix/")]

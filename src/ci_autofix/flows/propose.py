@@ -438,8 +438,6 @@ def _fix_on_base(
     from ci_autofix.deliver import inherited
 
     where = {"server_url": settings.server_url, "repository": settings.repository}
-    base = failed_run_event(gh, found.run.id, event.repository)
-    check_guards(base, settings)  # the base's run passes the guards its own propose run would
     runner.stage(
         f"the failure is inherited from `{found.branch}`: attempting it there, for run {found.run.id}"
     )
@@ -447,6 +445,8 @@ def _fix_on_base(
     here = settings.model_copy(update={"inherited_failures": "fix-here"})
     with tempfile.TemporaryDirectory(prefix="ci-autofix-base-") as root:
         try:
+            base = failed_run_event(gh, found.run.id, event.repository)
+            check_guards(base, settings)  # the base's run passes the guards its own propose run would
             git = fetch_failing(Path(root), settings, base)
             outcome = _attempt(gh, git, here, clients, runner, base, fix_branch, seen, asked=asked)
         except Halt as halt:
