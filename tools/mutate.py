@@ -1286,7 +1286,7 @@ MUTATIONS = [
     Mutation(
         "loop-not-reproduced-attempted",
         "ladder/run.py",
-        "if not commands or len(ran) < len(set(commands)) or not all(e.ok for e in ran.values()):",
+        "if not commands or len(ran) < len(set(commands)) or not all(e.ok and not e.absent for e in ran.values()):",
         "if True:",
         LOOP_UNREPRODUCED,
     ),
