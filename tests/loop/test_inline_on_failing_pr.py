@@ -127,3 +127,19 @@ def test_a_branch_without_an_open_pr_gets_none(github_emulator: GitHubEmulator, 
         == "no inline suggestions: the failing commit is not the head of an open pull request"
     )
     assert emu.reviews_of(REPO, loop.failing_pr) == []
+
+
+@pytest.mark.slow
+def test_when_github_cannot_list_the_prs_files_the_suggestion_still_stands(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    loop = broken_pr(emu, tmp_path)
+    emu.fail("GET", r"/pulls/\d+/files", 502, times=None)
+    proposed, _ = loop.propose(loop.ci(), fixing(("util.py", "VALUE = 1", "VALUE = 2")))
+    out = proposed.outputs
+    assert out["status"] == "proposed" and out["pull-request"], proposed.log
+    details = json.loads(out["result-json"])["details"]
+    assert details["inline"].startswith("no inline suggestions: GitHub"), details["inline"]
+    assert "No inline suggestions on" in proposed.log
+    assert emu.reviews_of(REPO, loop.failing_pr) == []

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ci_autofix.deliver.inline_review import post_suggestions
 from ci_autofix.deliver.notice import Where
+from ci_autofix.errors import UserError
 from ci_autofix.github import PullFile, PullInfo
 from ci_autofix.github.api import GitHubAPI
 from ci_autofix.outcome import Outcome
@@ -49,11 +50,17 @@ def suggest_on_failing_pr(
     pull = failing.pull
     assert pull is not None  # _why_not said so
     runner.stage(f"suggesting the fix's hunks inside #{pull.number}'s lines on it")
+    try:
+        files = gh.pull_files(pull.number)
+    except UserError as exc:  # the suggestion PR is delivered: this is an extra, never the job's end
+        outcome.details["inline"] = f"no inline suggestions: {exc.cause}"
+        runner.warning(f"No inline suggestions on #{pull.number}: {exc.cause} {exc.remedy}")
+        return
     posted = post_suggestions(
         gh,
         pull.number,
         pull.head_sha,
-        pr_diff=pr_diff(gh.pull_files(pull.number)),
+        pr_diff=pr_diff(files),
         fix_diff=proposal.diff,
         suggestion_url=suggestion.html_url,
         redact=runner.redact,
