@@ -58,6 +58,7 @@ LOOP_UNREPRODUCED = ("tests/flows/loop/test_unreproduced.py",)
 LOOP_BREAKER = ("tests/flows/loop/test_breaker.py",)
 LOOP_GONE = ("tests/flows/loop/test_closed_means_gone.py",)
 LOOP_INHERITED = ("tests/flows/loop/test_inherited.py",)
+LOOP_INLINE = ("tests/flows/loop/test_inline_on_failing_pr.py", "tests/deliver/test_inline_failing.py")
 WIRE = ("tests/ladder/test_runtimes.py",)
 ENDED = ("tests/flows/test_ended.py",)
 WIRE_FIXERS = ("tests/fixers/test_plan.py", "tests/fixers/test_run.py")
@@ -1147,21 +1148,21 @@ MUTATIONS = [
         "agent/loop.py",
         "if self.cut_offs >= MAX_CUT_OFFS:",
         "if False:",
-        ("tests/agent/test_agent_stops.py",),
+        ("tests/agent/test_loop_stops.py",),
     ),
     Mutation(
         "agent-pause-turn-ends-the-run",
         "agent/loop.py",
         "return None  # the model paused a long turn",
         "return self.result(finished=False)  # the model paused a long turn",
-        ("tests/agent/test_agent_stops.py",),
+        ("tests/agent/test_loop_stops.py",),
     ),
     Mutation(
         "agent-tools-unmasked",
         "agent/loop.py",
         "        secrets=request.secrets,\n",
         "        secrets=(),\n",
-        ("tests/agent/test_agent_session.py",),
+        ("tests/agent/test_loop_session.py",),
     ),
     Mutation(
         "paths-codeowners-unprotected",
@@ -1389,10 +1390,17 @@ MUTATIONS = [
         LOOP_GONE,
     ),
     Mutation(
+        "loop-closed-suggestions-own-branch-kept",
+        "state/ledger.py",
+        '        keep = ""  # its PR was closed: closed means gone',
+        "        pass",
+        LOOP_GONE,
+    ),
+    Mutation(
         "loop-inherited-failure-fixed",
         "flows/propose.py",
-        'if settings.inherited_failures == "halt":',
-        "if False:",
+        'if settings.inherited_failures != "fix-here" and (',
+        "if False and (",
         LOOP_INHERITED,
     ),
     Mutation(
@@ -1401,6 +1409,62 @@ MUTATIONS = [
         "return OnBase(base, latest) if signature(theirs) == mine else None",
         "return OnBase(base, latest)",
         LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-ignores-the-prs-files",
+        "workflow/inherited.py",
+        "    if pull is not None and touched(gh, pull, diagnosis):\n        return None\n",
+        "",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-no-file-matches",
+        "workflow/inherited.py",
+        "    return any(_same_file(a, b) for a in failing for b in changed)",
+        "    return False",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inherited-said-per-run",
+        "deliver/inherited.py",
+        "        notice.upsert(gh, failing, MARKER, body, trusted)",
+        "        gh.comment(failing.pull.number, body)",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-fix-base-halts",
+        "flows/stops.py",
+        'if found is None or settings.inherited_failures == "fix-base":',
+        "if found is None:",
+        LOOP_INHERITED,
+    ),
+    Mutation(
+        "loop-inline-for-a-flagged-fix",
+        "deliver/inline_failing.py",
+        'if proposal.verdict.status != "clean":',
+        "if False:",
+        LOOP_INLINE,
+    ),
+    Mutation(
+        "loop-inline-for-an-unverified-fix",
+        "deliver/inline_failing.py",
+        'if proposal.verification is None or proposal.verification.outcome != "verified":',
+        "if proposal.verification is None:",
+        LOOP_INLINE,
+    ),
+    Mutation(
+        "loop-inline-cannot-be-turned-off",
+        "deliver/inline_failing.py",
+        "    if not enabled:\n",
+        "    if False:\n",
+        LOOP_INLINE,
+    ),
+    Mutation(
+        "loop-inline-names-unquoted",
+        "deliver/inline_failing.py",
+        "    return f'\"{prefix}{text}\"'",
+        '    return f"{prefix}{name}"',
+        LOOP_INLINE,
     ),
     Mutation(
         "wire-runtimes-not-on-the-fixers-path",
@@ -1547,8 +1611,8 @@ MUTATIONS = [
     Mutation(
         "own-local-identity-ignored",
         "flows/local.py",
-        "    author = configured_identity(repo) or BOT\n",
-        "    author = BOT\n",
+        "configured_identity(repo) or BOT, log",
+        "BOT, log",
         LOCAL,
     ),
     Mutation(

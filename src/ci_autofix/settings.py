@@ -201,10 +201,16 @@ class Settings(BaseSettings):
         description="Re-run the failed jobs once when the failure is "
         "infrastructure (network, runner lost) instead of halting.",
     )
-    inherited_failures: Literal["halt", "fix-here"] = Field(
+    inherited_failures: Literal["halt", "fix-base", "fix-here"] = Field(
         "halt",
-        description="When the base branch's latest run of the workflow fails the same way: halt "
-        "failing-on-base (halt), or fix it in the failing branch anyway (fix-here).",
+        description="When the base branch's latest run of the workflow fails the same way, in files the PR "
+        "does not change: halt failing-on-base (halt), propose the fix against the base branch, for its own "
+        "failed run (fix-base), or fix it in the failing branch anyway (fix-here).",
+    )
+    inline_suggestions: bool = Field(
+        True,
+        description="propose: also post the hunks of a verified, policy-clean fix that lie inside lines the "
+        "failing PR changed as one-click suggestions on that PR, beside the suggestion PR.",
     )
     rerun_flaky: bool = Field(
         False,

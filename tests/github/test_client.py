@@ -536,3 +536,18 @@ def test_unexpected_status_keeps_githubs_message(world: World) -> None:
     with pytest.raises(GitHubError) as caught:
         world.gh.get_pull(99)
     assert caught.value.status == 404 and "Not Found" in caught.value.cause
+
+
+def test_pull_files_lists_what_the_pr_changes_with_githubs_patches(world: World) -> None:
+    git(world.src, "checkout", "-q", "-b", "feature/files", "main")
+    files = {"app.py": None, "lib/app.py": "x = 1\n", "notes.txt": "a\nb\n", "logo.png": b"\x89PNG\x00\x01"}
+    head = commit(world.src, files, "Move app.py, add notes and a logo")
+    git(world.src, "push", "-q", str(world.emu.bare_path(REPO)), f"{head}:refs/heads/feature/files")
+    number = world.emu.add_pull(REPO, "feature/files", "main", user="alice").number
+
+    listed = {f.filename: f for f in world.gh.pull_files(number)}
+    assert set(listed) == {"lib/app.py", "notes.txt", "logo.png"}
+    moved = listed["lib/app.py"]
+    assert (moved.status, moved.previous_filename, moved.patch) == ("renamed", "app.py", None)
+    assert listed["notes.txt"].status == "added" and listed["notes.txt"].patch == "@@ -0,0 +1,2 @@\n+a\n+b"
+    assert (listed["logo.png"].status, listed["logo.png"].patch) == ("added", None)  # binary: no patch

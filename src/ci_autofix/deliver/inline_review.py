@@ -48,9 +48,13 @@ def post_suggestions(
     fix_diff: str,
     suggestion_url: str,
     redact: Callable[[str], Redacted],
+    verdict: str = "",
 ) -> Posted:
-    """Post the fix's mappable hunks as suggestions on #number (at its head `head_sha`)."""
+    """Post the fix's mappable hunks as suggestions on #number (at its head `head_sha`), each with
+    the verification `verdict` beside it when given (our words)."""
     note = f"From the ci-autofix suggestion {suggestion_url} (the whole fix, verified, is there)."
+    if verdict:
+        note = f"From the ci-autofix suggestion {suggestion_url}, which holds the whole fix. Verification: {verdict}."
     inline, unmapped = inline_suggestions(pr_diff, fix_diff, note=note)
     done = Posted(unmapped=unmapped)
     if not inline:

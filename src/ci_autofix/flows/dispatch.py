@@ -102,6 +102,13 @@ def dispatched_event(gh: GitHubAPI, settings: Settings, run_id: int) -> Workflow
     )
 
 
+def failed_run_event(gh: GitHubAPI, run_id: int, repository: Repository) -> WorkflowRunEvent:
+    """Run `run_id` of this repository, as GitHub's API reports it, as a `workflow_run` event (the
+    base branch's own failed run, for a fix proposed against the base)."""
+    run = _run(gh.workflow_run_json(run_id), run_id)
+    return WorkflowRunEvent(action="completed", workflow_run=run, repository=repository)
+
+
 def own_workflow_file(settings: Settings) -> str:
     """This job's workflow file name, from GITHUB_WORKFLOW_REF (`owner/repo/.github/workflows/x.yml@ref`)."""
     name = settings.workflow_ref.split("@", 1)[0].rsplit("/", 1)[-1]

@@ -21,7 +21,7 @@ from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.errors import Halt, HaltReason, UserError
 from ci_autofix.flows.attempt import Attempt, AttemptSoFar, context, triage
 from ci_autofix.flows.clients import Clients
-from ci_autofix.flows.dispatch import dispatched_event, fetch_failing, own_workflow_file
+from ci_autofix.flows.dispatch import dispatched_event, failed_run_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.ended import ended
 from ci_autofix.flows.event import (
     RUN_ID_REMEDY,
@@ -61,6 +61,7 @@ from ci_autofix.workflow.failed_run import failed_commands, job_logs
 if TYPE_CHECKING:
     from ci_autofix.deliver.suggestion import Delivery
     from ci_autofix.ladder.run import Proposal
+    from ci_autofix.workflow.inherited import OnBase
 
 
 def propose(settings: Settings, clients: Clients, runner: Runner) -> Outcome:
@@ -159,6 +160,7 @@ def _fix(at: Attempt, line: Lineage, failing: notice.Where, number: int) -> Outc
     """The attempt `number`: triage, the stops before any spend, the fix ladder in a work area,
     the delivery, then the attempt's record and what follows a suggestion."""
     # The fix stages are imported only now: a run that halts earlier starts faster.
+    from ci_autofix.deliver.inline_failing import suggest_on_failing_pr
     from ci_autofix.ladder.run import LadderInput, run_ladder
     from ci_autofix.ladder.workarea import workarea
 
@@ -170,8 +172,8 @@ def _fix(at: Attempt, line: Lineage, failing: notice.Where, number: int) -> Outc
     commands = failed_commands(at.git, run.head_sha, run.workflow_file, jobs)
     if diagnosis.is_infra:
         halt_infra(at, diagnosis)
-    if settings.inherited_failures == "halt":
-        halt_if_inherited(at, failing, diagnosis)
+    if settings.inherited_failures != "fix-here" and (on_base := halt_if_inherited(at, failing, diagnosis)):
+        return _fix_on_base(at, on_base, failing)
     if not line.fresh:
         break_on_the_same_failure(at, line, failing, diagnosis)
 
@@ -198,12 +200,51 @@ def _fix(at: Attempt, line: Lineage, failing: notice.Where, number: int) -> Outc
         )
         proposal = unless_flaky(at, run_ladder, job)
         outcome, delivery = _deliver(at, area.git, diagnosis, proposal, number)
+    suggest_on_failing_pr(
+        gh,
+        enabled=settings.inline_suggestions,
+        failing=failing,
+        proposal=proposal,
+        suggestion=delivery.pull,
+        runner=runner,
+        outcome=outcome,
+    )
     if proposal.cost_usd:
         record(gh, settings, line, run, proposal.cost_usd, delivery.pull.number)
     if settings.auto_apply:
         outcome = _auto_apply(at, proposal, delivery, outcome)
     supersede_stale(gh, runner, line, newer=delivery.pull)
     runner.summary(report.summary(outcome, diagnosis=diagnosis, proposal=proposal))
+    return outcome
+
+
+def _fix_on_base(at: Attempt, found: OnBase, failing: notice.Where) -> Outcome:
+    """`inherited-failures: fix-base`: the attempt is made for the base branch's own failed run, as
+    its own propose run would make it: the base's head is the fix's parent, the suggestion PR goes
+    into the base branch, through the same apply gate. The failing PR is told where, once."""
+    from ci_autofix.deliver import inherited
+
+    settings, runner = at.settings, at.runner
+    where = {"server_url": settings.server_url, "repository": settings.repository}
+    runner.stage(
+        f"the failure is inherited from `{found.branch}`: attempting it there, for run {found.run.id}"
+    )
+    here = settings.model_copy(update={"inherited_failures": "fix-here"})
+    with tempfile.TemporaryDirectory(prefix="ci-autofix-base-") as root:
+        try:
+            base = failed_run_event(at.gh, found.run.id, at.event.repository)
+            check_guards(base, settings)  # the base's run passes the guards its own propose run would
+            git = fetch_failing(Path(root), settings, base)
+            fix_branch = side_branch(settings.branch_prefix, found.branch, found.run.id)
+            outcome = _attempt(replace(at, settings=here, event=base, git=git, fix_branch=fix_branch))
+        except Halt as halt:
+            halt.details.update(inherited.details(found, **where))
+            raise
+    outcome.details.update(inherited.details(found, **where), proposed_against=found.branch)
+    text = inherited.said(found, **where, proposed=outcome.pull_request_url)
+    inherited.tell(at.gh, failing, runner.redact(f"{inherited.MARKER}\n{text}"), settings.trusted_author)
+    outcome.message = f"{text} {outcome.message}"
+    runner.summary(f"\n{text}\n")
     return outcome
 
 

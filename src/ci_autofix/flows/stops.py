@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, NoReturn
 from ci_autofix.deliver import notice, report, stuck
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.flows.attempt import Attempt, triage
-from ci_autofix.flows.lineage import say_once
-from ci_autofix.markdown import code_span
 from ci_autofix.runner import Runner
 from ci_autofix.state.ledger import Lineage, failed_steps
 from ci_autofix.triage.model import Diagnosis
@@ -24,6 +22,7 @@ from ci_autofix.workflow.failed_run import triage_run
 
 if TYPE_CHECKING:
     from ci_autofix.ladder.run import LadderInput, Proposal
+    from ci_autofix.workflow.inherited import OnBase
 
 
 def at_the_cap(
@@ -113,15 +112,17 @@ def break_on_the_same_failure(
     at_the_cap(at, line, failing, breaker=note, diagnosis=diagnosis)
 
 
-def halt_if_inherited(at: Attempt, failing: notice.Where, diagnosis: Diagnosis) -> None:
+def halt_if_inherited(at: Attempt, failing: notice.Where, diagnosis: Diagnosis) -> OnBase | None:
     """Halt `failing-on-base` when the base branch's latest completed run of this workflow failed
-    the same way: the failure is inherited; a fix belongs on the base. Said once on the failing PR."""
+    the same way: the failure is inherited; a fix belongs on the base. Said once on the failing PR.
+    With `inherited-failures: fix-base`, the base's run is returned instead, for the fix there."""
+    from ci_autofix.deliver import inherited
     from ci_autofix.workflow.inherited import failing_on_base
 
     gh, settings, run = at.gh, at.settings, at.run
     base = failing.pull.base_ref if failing.pull is not None else gh.default_branch()
     if base == run.head_branch:
-        return
+        return None
     at.runner.stage(f"comparing with `{base}`'s latest run of the workflow")
     found = failing_on_base(
         gh,
@@ -132,32 +133,14 @@ def halt_if_inherited(at: Attempt, failing: notice.Where, diagnosis: Diagnosis) 
         diagnosis=diagnosis,
         logs=at.logs / "base",
         max_tokens=settings.max_log_tokens,
+        pull=failing.pull.number if failing.pull is not None else None,
     )
-    if found is None:
-        return
-    base_url = report.run_link(settings.server_url, settings.repository, found.run.id)
-    named = code_span(base)
-    text = (
-        f"{named} fails the same way: its [run {found.run.id}]({base_url}) at `{found.run.head_sha[:12]}` "
-        "failed the same jobs and steps with the same tests and findings. The failure is inherited, not "
-        f"this branch's: ci-autofix proposes no fix here. Fix it on {named} (ci-autofix's run for that "
-        "branch's own failure does, when `branches` lets it in), then bring the fix into this branch; "
-        "or choose `inherited-failures: fix-here` to have ci-autofix fix it in this branch."
-    )
-    if failing.pull is not None:
-        say_once(
-            gh,
-            settings,
-            at.runner,
-            failing.pull.number,
-            f"<!-- ci-autofix:failing-on-base {found.run.id} -->",
-            text,
-        )
-    raise Halt(
-        HaltReason.FAILING_ON_BASE,
-        text,
-        details={"base_branch": base, "base_run_url": base_url, "base_run_id": found.run.id},
-    )
+    if found is None or settings.inherited_failures == "fix-base":
+        return found
+    where = {"server_url": settings.server_url, "repository": settings.repository}
+    text = inherited.said(found, **where)
+    inherited.tell(gh, failing, at.runner.redact(f"{inherited.MARKER}\n{text}"), settings.trusted_author)
+    raise Halt(HaltReason.FAILING_ON_BASE, text, details=inherited.details(found, **where))
 
 
 def halt_infra(at: Attempt, diagnosis: Diagnosis) -> None:

@@ -30,6 +30,7 @@ from ci_autofix.github.models import (
     CommitInfo,
     DispatchInfo,
     JobInfo,
+    PullFile,
     PullInfo,
     ReviewCommentDraft,
     ReviewCommentInfo,
@@ -39,6 +40,7 @@ from ci_autofix.github.models import (
     comment_info,
     commit_info,
     job_info,
+    pull_file,
     pull_info,
     review_comment_info,
     review_info,
@@ -222,6 +224,11 @@ class GitHub:
     def get_pull(self, number: int) -> PullInfo:
         with api(f"reading pull request #{number}", "pull-requests: read"):
             return pull_info(self._json("GET", f"/pulls/{number}"))
+
+    def pull_files(self, number: int) -> list[PullFile]:
+        """The files #number changes, with GitHub's diff of each (at most 3000, as GitHub lists them)."""
+        with api(f"listing the files of #{number}", "pull-requests: read"):
+            return [pull_file(raw) for raw in self._list(f"/pulls/{number}/files")]
 
     def create_pull(
         self, base: str, head: str, title: Redacted, body: Redacted, draft: bool = False

@@ -82,6 +82,17 @@ class PullInfo:
 
 
 @dataclass(frozen=True)
+class PullFile:
+    """A file a pull request changes, as GitHub lists it: `patch` is GitHub's own diff of it (the
+    hunks review comments are placed in), None for a binary file or a rename without changes."""
+
+    filename: str  # the head's path (the base's for a removed file)
+    status: str  # added | removed | modified | renamed | copied | changed | unchanged
+    previous_filename: str | None = None
+    patch: str | None = None
+
+
+@dataclass(frozen=True)
 class CommitInfo:
     sha: str
     parents: list[str]
@@ -233,6 +244,16 @@ def pull_info(raw: Mapping[str, Any]) -> PullInfo:
         labels=[str(label["name"]) for label in raw.get("labels") or []],
         draft=bool(raw.get("draft")),
         head_repo=str((head.get("repo") or {}).get("full_name") or ""),
+    )
+
+
+def pull_file(raw: Mapping[str, Any]) -> PullFile:
+    previous, patch = raw.get("previous_filename"), raw.get("patch")
+    return PullFile(
+        filename=str(raw["filename"]),
+        status=str(raw.get("status") or ""),
+        previous_filename=str(previous) if previous is not None else None,
+        patch=str(patch) if patch is not None else None,
     )
 
 

@@ -140,12 +140,15 @@ def lineage(
 def strays(gh: GitHubAPI, *, prefix: str, failing_branch: str, trusted: str, keep: str) -> list[str]:
     """The suggestion branches of `failing_branch` that no open PR stands on (closed by a person,
     superseded, applied, or left by a delivery that stopped before its PR), except `keep` (this
-    run's own, which a re-run adopts). Only a branch whose head GitHub shows ci-autofix made (its
-    provenance status by `trusted`) is a suggestion branch: anything else under the prefix is left."""
+    run's own, which a re-run adopts) while it never had a PR: once its PR is closed, the re-run
+    has nothing to adopt. Only a branch whose head GitHub shows ci-autofix made (its provenance
+    status by `trusted`) is a suggestion branch: anything else under the prefix is left."""
     candidates = gh.branches(f"{prefix}{failing_branch}/")
     if not candidates:
         return []
     open_heads = {pull.head_ref for pull in gh.list_pulls(base=failing_branch, state="open")}
+    if keep in candidates and keep not in open_heads and gh.find_pull(keep) is not None:
+        keep = ""  # its PR was closed: closed means gone
     return sorted(
         branch
         for branch, sha in candidates.items()

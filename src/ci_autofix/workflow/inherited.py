@@ -5,6 +5,11 @@ PR's branch would hide that the base is red. Before an attempt, propose compares
 the base branch's latest completed run of the same workflow at the base's head: it must have
 failed, in the same jobs and steps, with the same signature (tests, file:line findings; a failure
 triage cannot locate never matches). Only what GitHub reports is compared (runs, jobs, logs).
+
+A failure in a file the failing PR changed is the PR's, whatever the base does: the PR's changed
+files (GitHub's list, renames by both names) must not include a file the failures name (a test's
+file, a finding's file). A failure that names no file is never called inherited: nothing shows
+that the PR left it alone. A push without a PR has no changed files to check.
 """
 
 from __future__ import annotations
@@ -39,8 +44,10 @@ def failing_on_base(
     diagnosis: Diagnosis,
     logs: Path,
     max_tokens: int,
+    pull: int | None,
 ) -> OnBase | None:
-    """The base branch's latest completed run of `workflow` when it failed as run `run_id` did."""
+    """The base branch's latest completed run of `workflow` when it failed as run `run_id` did,
+    in files PR #`pull` (the failing PR, if any) did not change."""
     mine = signature(diagnosis)
     base_sha = gh.branch_sha(base)
     if not mine or base_sha is None:
@@ -57,9 +64,33 @@ def failing_on_base(
         return None
     if failed_steps(gh, latest.id, latest.run_attempt) != failed_steps(gh, run_id, run_attempt):
         return None
+    if pull is not None and touched(gh, pull, diagnosis):
+        return None
     logs.mkdir(exist_ok=True)
     try:
         theirs, _ = triage_run(gh, latest.id, latest.run_attempt, logs, max_tokens=max_tokens)
     except Halt:  # its logs are gone: nothing to compare with
         return None
     return OnBase(base, latest) if signature(theirs) == mine else None
+
+
+def failing_files(diagnosis: Diagnosis) -> set[str]:
+    """The files the failures name: a finding's file, a test's file (its id up to `::`)."""
+    named = {f.file for f in diagnosis.failures if f.file}
+    named |= {f.test_id.split("::", 1)[0] for f in diagnosis.failures if f.test_id and "::" in f.test_id}
+    return {name.removeprefix("./") for name in named if name}
+
+
+def touched(gh: GitHubAPI, pull: int, diagnosis: Diagnosis) -> bool:
+    """Whether PR #pull changed a file the failures name, or the failures name none (then nothing
+    shows the PR left them alone). A log may name a file by a longer (absolute) or shorter (relative
+    to the step's directory) path than the repository's: a path suffix at a `/` matches."""
+    failing = failing_files(diagnosis)
+    if not failing:
+        return True
+    changed = {name for f in gh.pull_files(pull) for name in (f.filename, f.previous_filename) if name}
+    return any(_same_file(a, b) for a in failing for b in changed)
+
+
+def _same_file(logged: str, changed: str) -> bool:
+    return logged == changed or logged.endswith(f"/{changed}") or changed.endswith(f"/{logged}")

@@ -1,6 +1,7 @@
 """Closed means gone, through the entrypoint against the emulator: the next run for a failing
 branch deletes the suggestion branches no open PR stands on (a suggestion a person closed, one
-left without its PR), and leaves alone a branch under the prefix that ci-autofix did not make."""
+left without its PR; a re-run of the very run whose suggestion a person closed, too), and leaves
+alone a branch under the prefix that ci-autofix did not make."""
 
 from __future__ import annotations
 
@@ -43,3 +44,18 @@ def test_the_next_run_deletes_branches_without_an_open_pr(
     assert (second.outputs["status"], second.outputs["attempt"]) == ("proposed", "1"), second.log
     assert suggestion_branches(emu) == {second.outputs["fix-branch"], "ci-autofix/feature/mine"}
     assert "deleted 2 suggestion branch(es) without an open PR" in second.log
+
+
+@pytest.mark.slow
+def test_a_re_run_of_the_run_whose_suggestion_was_closed_deletes_its_branch(
+    github_emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emu = github_emulator
+    loop = Loop(emu, tmp_path, inputs={"attempt-unreproduced": "true"})
+    run = loop.ci()
+    first, _ = loop.propose(run, editing(1))
+    emu.pull(REPO, int(first.outputs["pull-request"])).state = "closed"  # a person closes it
+
+    again, calls = loop.propose(run, [])  # the same run once more: nothing to adopt
+    assert (again.outputs["reason"], calls) == ("already-proposed", 0), again.log
+    assert suggestion_branches(emu) == set()

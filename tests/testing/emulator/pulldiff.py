@@ -146,3 +146,57 @@ def _parse(text: str) -> list[FileDiff]:
             current.append(line)
     close_file()
     return files
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One entry of `GET …/pulls/{n}/files` (a `diff-entry`)."""
+
+    status: str  # added | removed | modified | renamed
+    filename: str  # the head's path (the base's for a removed file)
+    previous_filename: str | None  # the base's path of a renamed file
+    patch: str | None  # the hunks, as GitHub shows them; None for a binary file or a pure rename
+    additions: int
+    deletions: int
+
+
+def pull_files(bare: Path, base_sha: str, head_sha: str) -> list[ChangedFile]:
+    """The files of the pull request's diff (from the merge base, renames found), in git's order."""
+    result = git(bare, "merge-base", base_sha, head_sha, check=False)
+    merge_base = result.stdout.decode().strip() or base_sha
+    listed = git(
+        bare,
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--find-renames",
+        "--name-status",
+        "-z",
+        merge_base,
+        head_sha,
+    ).stdout.decode("utf-8", errors="replace")
+    fields = listed.split("\0")
+    hunks = pull_diff(bare, base_sha, head_sha)
+    statuses = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "T": "changed", "C": "copied"}
+    out: list[ChangedFile] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        code = fields[i]
+        moved = code[0] in "RC"
+        old, new = fields[i + 1], fields[i + 2] if moved else fields[i + 1]
+        i += 3 if moved else 2
+        status = statuses.get(code[0], "modified")
+        filename = old if status == "removed" else new
+        diff = hunks.get(filename)
+        lines = [line for h in diff.hunks for line in h.lines] if diff else []
+        out.append(
+            ChangedFile(
+                status=status,
+                filename=filename,
+                previous_filename=old if moved else None,
+                patch="\n".join(lines) if lines else None,
+                additions=sum(1 for line in lines if line.startswith("+")),
+                deletions=sum(1 for line in lines if line.startswith("-")),
+            )
+        )
+    return out

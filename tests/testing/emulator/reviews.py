@@ -13,8 +13,9 @@ always a thread's first comment), so a client cannot tell the two apart.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
-from tests.testing.emulator.pulldiff import FileDiff, pull_diff
+from tests.testing.emulator.pulldiff import FileDiff, pull_diff, pull_files
 from tests.testing.emulator.routes import ApiError, Result, route
 from tests.testing.emulator.shapes import example, node_id, now
 from tests.testing.emulator.state import Pull, Repo, Review, ReviewComment
@@ -150,6 +151,37 @@ class ReviewRoutes:
             comments.reverse()
         items = [self._review_comment_json(r, pull, c) for c in comments]
         chunk, links = self._paginate(items, query, f"/repos/{r.full_name}/pulls/{number}/comments")
+        return 200, chunk, links
+
+    @route("GET", r"/pulls/(?P<number>\d+)/files")
+    def list_pull_files(
+        self: GitHubEmulator, r: Repo, number: str, query: dict[str, str], **_: Any
+    ) -> Result:
+        """The files the pull request changes (`diff-entry`s, at most 3000 as GitHub says)."""
+        pull = self._pull(r, number)
+        base_sha = r.bare.ref(f"refs/heads/{pull.base_ref}") or ""
+        api, web = self._repo_api(r), self._repo_web(r)
+        items: list[dict[str, Any]] = []
+        for f in pull_files(r.path, base_sha, pull.head_sha)[:3000]:
+            side = pull.head_sha if f.status != "removed" else base_sha
+            quoted = quote(f.filename)
+            entry: dict[str, Any] = {
+                "sha": r.bare.blob_sha(side, f.filename),
+                "filename": f.filename,
+                "status": f.status,
+                "additions": f.additions,
+                "deletions": f.deletions,
+                "changes": f.additions + f.deletions,
+                "blob_url": f"{web}/blob/{side}/{quoted}",
+                "raw_url": f"{web}/raw/{side}/{quoted}",
+                "contents_url": f"{api}/contents/{quoted}?ref={side}",
+            }
+            if f.patch is not None:
+                entry["patch"] = f.patch
+            if f.previous_filename is not None:
+                entry["previous_filename"] = f.previous_filename
+            items.append(entry)
+        chunk, links = self._paginate(items, query, f"/repos/{r.full_name}/pulls/{number}/files")
         return 200, chunk, links
 
     @route("POST", r"/pulls/(?P<number>\d+)/comments/(?P<comment_id>\d+)/replies")
