@@ -77,6 +77,7 @@ SETUPS = frozenset(
         "just",
         "hatch",
         "npm",
+        "yarn",
         "go",
         "script",
     }
@@ -552,7 +553,10 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
         result.verified, result.outcome = outcome_of(done.stdout, done.stderr, done.returncode)
         result.fixed = done.returncode in FIX_COMMITTED
         if result.fixed:
-            _judge_fix(case, result, repo, env_dir, work, git_dir, args)
+            try:
+                _judge_fix(case, result, repo, env_dir, work, git_dir, args)
+            except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+                result.error = f"harness: judging the fix: {exc}"[:300]
     result.seconds = time.monotonic() - start
     return result
 
@@ -631,6 +635,23 @@ def fix_command(command: str) -> str | None:
     return shlex.join(a for a in argv if a not in _CHECK_ONLY)
 
 
+def served_indexes(tree: Path) -> dict[str, bytes]:
+    """The mirror's Node and Go indexes cut to the releases it serves (the tests' mirror lists others
+    that have no archive): a version a job declares and this machine cannot serve then falls back to
+    the nearest one it can, as ci-autofix does on a runner, instead of failing on a missing file."""
+    node = [
+        entry
+        for entry in json.loads((tree / "node" / "index.json").read_text())
+        if (tree / "node" / entry["version"] / f"node-{entry['version']}-linux-x64.tar.xz").is_file()
+    ]
+    go = [
+        release
+        for release in json.loads((tree / "go" / "index.json").read_text())
+        if (tree / "go" / f"{release['version']}.linux-amd64.tar.gz").is_file()
+    ]
+    return {"node/index.json": json.dumps(node).encode(), "go/index.json": json.dumps(go).encode()}
+
+
 @contextmanager
 def _mirror(args: argparse.Namespace) -> Iterator[None]:
     """With `--local-mirror`, the tests' toolchain mirror served for the run (its URL in `args`)."""
@@ -645,7 +666,7 @@ def _mirror(args: argparse.Namespace) -> Iterator[None]:
         raise SystemExit(f"real_history: the toolchain mirror cannot be built here: {missing}")
     (args.out / "mirror").mkdir(parents=True, exist_ok=True)
     built = build(args.out / "mirror")
-    with MirrorServer(built.tree).running() as mirror:
+    with MirrorServer(built.tree, overrides=served_indexes(built.tree)).running() as mirror:
         args.toolchain_mirror = mirror.url
         print(f"toolchain mirror: {mirror.url} (Node {built.node}, Go {built.go})", file=sys.stderr)
         yield

@@ -191,7 +191,7 @@ def test_the_javascript_and_go_case_file_parses_and_runs_each_tool_from_its_own_
     assert any(c.tool in rh.NODE_TOOLS for c in cases) and any(c.tool in rh.GO_TOOLS for c in cases)
     for case in cases:
         assert case.command.split()[0] == case.program, case.id
-        assert case.setup in ("npm", "go", "script", "make"), case.id
+        assert case.setup in ("npm", "yarn", "go", "script", "make"), case.id
 
 
 def test_a_biome_case_runs_the_biome_program_of_its_npm_package() -> None:
