@@ -286,8 +286,16 @@ def _generic(command: str) -> Diagnosis:
             "npm exec -- eslint --max-warnings 0 .",
             ("eslint", (".",), (".",)),
         ),
+        ({"go.mod": "module x\n"}, 'test -z "$(goimports -l -local example.com .)"',
+         ("goimports", ("-local", "example.com", "."), (".",))),
+        ({"biome.json": "{}\n"}, "npx biome ci .", ("biome-check", (".",), (".",))),
+        ({"biome.jsonc": "{}\n"}, "npx @biomejs/biome check --reporter=github src",
+         ("biome-check", ("src",), ("src",))),
+        ({"package.json": '{"devDependencies": {"@biomejs/biome": "1.9.4"}}'},
+         "npx biome format --line-width 100 src", ("biome-format", ("--line-width", "100", "src"), ("src",))),
+        ({"biome.json": "{}\n"}, "pnpm exec biome lint --max-diagnostics 50 .", ("biome-lint", (".",), (".",))),
     ],
-)
+)  # fmt: skip
 def test_go_rust_and_node_checks_plan_their_fixers(
     project: Project, files: dict[str, str], command: str, planned: tuple[object, ...]
 ) -> None:
@@ -303,7 +311,15 @@ def test_go_rust_and_node_checks_plan_their_fixers(
 
 
 @pytest.mark.parametrize(
-    "command", ['test -z "$(gofmt -l .)"', "cargo fmt --check", "npx prettier --check .", "eslint ."]
+    "command",
+    [
+        'test -z "$(gofmt -l .)"',
+        "cargo fmt --check",
+        "npx prettier --check .",
+        "eslint .",
+        "goimports -l .",
+        "npx biome ci .",
+    ],
 )
 def test_a_tool_the_repository_does_not_configure_is_not_planned(project: Project, command: str) -> None:
     project.write("README.md", "hi\n")

@@ -15,10 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci_autofix.fixers.catalog import (
+    BIOME_CHECK,
+    BIOME_FORMAT,
+    BIOME_LINT,
     BLACK,
     CARGO_FMT,
     ESLINT,
     GOFMT,
+    GOIMPORTS,
     ISORT,
     PRETTIER,
     RUFF_CHECK,
@@ -190,6 +194,8 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
         fixer = ISORT
     elif tool == "cargo" and args[:1] == ["fmt"]:
         fixer, args = CARGO_FMT, args[1:]
+    elif tool == "biome" and args[:1] and args[0] in _BIOME:
+        fixer, args = _BIOME[args[0]], args[1:]
     elif tool in _BY_PROGRAM:
         fixer = _BY_PROGRAM[tool]
     else:
@@ -201,7 +207,9 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
 
 
 _RUNNER_DEPTH = 4
-_BY_PROGRAM = {"gofmt": GOFMT, "prettier": PRETTIER, "eslint": ESLINT}
+_BY_PROGRAM = {"gofmt": GOFMT, "goimports": GOIMPORTS, "prettier": PRETTIER, "eslint": ESLINT}
+# `biome ci` is `biome check` that never writes: its fix is `biome check --write`
+_BIOME = {"check": BIOME_CHECK, "ci": BIOME_CHECK, "format": BIOME_FORMAT, "lint": BIOME_LINT}
 
 
 def _task_runner(raw: list[str]) -> list[str] | None:

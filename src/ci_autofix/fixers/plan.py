@@ -167,7 +167,7 @@ def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict
 
 def _show(invocation: Invocation) -> str:
     fixer = invocation.fixer
-    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" or fixer.program == "cargo" else ""
+    sub = fixer.command[0] if fixer.package in ("ruff", "@biomejs/biome") or fixer.program == "cargo" else ""
     tool = fixer.program.rsplit("/", 1)[-1] if fixer.program else fixer.package
     return " ".join(p for p in (tool, sub, *invocation.args) if p)
 
