@@ -1390,8 +1390,8 @@ MUTATIONS = [
     Mutation(
         "wire-gofmt-never-checking",
         "fixers/catalog.py",
-        'check_flags=frozenset({"-l", "-d"}),',
-        "check_flags=frozenset(),",
+        'package="gofmt",\n    command=("-w",),\n    check_flags=frozenset({"-l", "-d"}),',
+        'package="gofmt",\n    command=("-w",),\n    check_flags=frozenset(),',
         WIRE_FIXERS,
     ),
     Mutation(
@@ -1400,6 +1400,41 @@ MUTATIONS = [
         "            if _read(root, name) is not None:\n                config.note(package, name)",
         "            config.note(package, name)",
         WIRE_FIXERS,
+    ),
+    Mutation(
+        "eco-biome-ci-not-read",
+        "fixers/commands.py",
+        '"ci": BIOME_CHECK, ',
+        "",
+        ("tests/fixers/test_fixer_plan.py",),
+    ),
+    Mutation(
+        "eco-biome-not-configured-by-its-file",
+        "fixers/config.py",
+        '    "@biomejs/biome": ("biome.json", "biome.jsonc"),\n',
+        "",
+        ("tests/fixers/test_fixer_plan.py",),
+    ),
+    Mutation(
+        "eco-goimports-local-taken-for-a-path",
+        "fixers/catalog.py",
+        'value_options=frozenset({"-local", "-srcdir",',
+        'value_options=frozenset({"-srcdir",',
+        ("tests/fixers/test_fixer_plan.py",),
+    ),
+    Mutation(
+        "eco-goimports-not-read",
+        "fixers/commands.py",
+        '"goimports": GOIMPORTS, ',
+        "",
+        ("tests/fixers/test_fixer_plan.py", "tests/fixers/test_fixer_run.py"),
+    ),
+    Mutation(
+        "eco-toolchain-extraction-without-the-data-filter",
+        "toolchains/install.py",
+        "    if not safe_extraction():",
+        "    if False:",
+        TOOLCHAIN_INSTALL,
     ),
 ]
 
