@@ -310,6 +310,53 @@ def test_go_rust_and_node_checks_plan_their_fixers(
     assert "the repository configures" in spec.reason
 
 
+NODE_SCRIPTS = """{
+  "devDependencies": {"prettier": "3.4.2"},
+  "scripts": {
+    "pretest": "npm run -s lint",
+    "test": "jest",
+    "lint": "prettier --check '{src,test}/**/*.ts' README.md",
+    "fmtcheck": "prettier --check \\"src/**/*.ts\\" \\"__tests__/**/*.ts\\"",
+    "lint:format:check": "prettier --check ."
+  }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "scope"),
+    [
+        ("npm run fmtcheck", ("src/**/*.ts", "__tests__/**/*.ts"), ("src", "__tests__")),
+        ("npm test", ("README.md", "{src,test}/**/*.ts"), ("README.md", ".")),
+        ("yarn lint:check\nyarn lint:format:check", (".",), (".",)),
+        ("yarn prettier --check src", ("src",), ("src",)),  # a binary, not a script
+    ],
+)
+def test_a_prettier_behind_a_package_json_script_is_planned_with_the_scripts_patterns(
+    project: Project, command: str, args: tuple[str, ...], scope: tuple[str, ...]
+) -> None:
+    """The step runs a script (`npm run fmtcheck`, `npm test` through `pretest`); the script runs
+    prettier on quoted globs, which prettier expands itself: the fixer writes the same patterns,
+    kept to the directories they start in, never the whole repository (a `dist/` bundle)."""
+    for rel, text in {
+        "package.json": NODE_SCRIPTS,
+        "src/a.ts": "",
+        "__tests__/a.ts": "",
+        "README.md": "",
+    }.items():
+        project.write(rel, text)
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args, spec.scope) == ("prettier", args, scope)
+    assert "the failing step ran `prettier --check" in spec.reason
+
+
+def test_a_glob_leaving_the_repository_is_not_passed_on(project: Project) -> None:
+    project.write("package.json", '{"devDependencies": {"prettier": "3.4.2"}}')
+    project.write("src/a.ts", "")
+    command = "npx prettier --check '../**/*.ts' '/etc/*' 'src/**/../../../*.ts' 'src/**/*.ts'"
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.args, spec.scope) == (("src/**/*.ts",), ("src",))
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -58,6 +58,7 @@ class Fixer:
     program: str = ""
     takes_paths: bool = True  # the paths of the failing command are passed on (not `cargo fmt`)
     always_checks: bool = False  # every run reports (`ruff check`, `eslint`): no check flag needed
+    expands_globs: bool = False  # the tool expands quoted glob patterns itself (prettier, eslint)
 
 
 RUFF_CHECK = Fixer(
@@ -298,6 +299,7 @@ PRETTIER = Fixer(
     failure_tools=frozenset({"prettier"}),
     failure_kinds=frozenset({"format", "lint"}),
     program="node_modules/.bin/prettier",
+    expands_globs=True,
 )
 ESLINT = Fixer(
     name="eslint",
@@ -332,6 +334,7 @@ ESLINT = Fixer(
     failure_tools=frozenset({"eslint"}),
     failure_kinds=frozenset({"lint"}),
     program="node_modules/.bin/eslint",
+    expands_globs=True,
     always_checks=True,
 )
 
