@@ -1458,6 +1458,20 @@ MUTATIONS = [
         ("tests/fixers/test_fixer_plan.py",),
     ),
     Mutation(
+        "eco-bench-scripts-unread",
+        "fixers/commands.py",
+        "    script = _script(raw)\n",
+        "    script = None\n",
+        ("tests/fixers/test_fixer_plan.py",),
+    ),
+    Mutation(
+        "eco-bench-program-path-read-as-a-script",
+        "fixers/commands.py",
+        'if words and words[0].startswith("./") and words[0].endswith((".sh", ".bash")):',
+        'if words and words[0].startswith("./"):',
+        ("tests/fixers/test_fixer_plan.py",),
+    ),
+    Mutation(
         "eco-toolchain-extraction-without-the-data-filter",
         "toolchains/install.py",
         "    if not safe_extraction():",

@@ -349,6 +349,35 @@ def test_a_prettier_behind_a_package_json_script_is_planned_with_the_scripts_pat
     assert "the failing step ran `prettier --check" in spec.reason
 
 
+GOFMT_SCRIPT = """#!/bin/bash
+
+if [ -n "$(gofmt -l .)" ]; then
+  echo "Go code is not formatted:"
+  gofmt -d .
+  exit 1
+fi
+"""
+
+
+@pytest.mark.parametrize("command", ["./.ci.gofmt.sh", "bash .ci.gofmt.sh", "FOO=1 sh ./.ci.gofmt.sh"])
+def test_a_script_the_step_runs_is_read_through_to_its_commands(project: Project, command: str) -> None:
+    """stretchr/testify's `./.ci.gofmt.sh`: the script is read as words (never run), `$(...)` included."""
+    project.write("go.mod", "module x\n")
+    project.write(".ci.gofmt.sh", GOFMT_SCRIPT)
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args, spec.scope) == ("gofmt", (".",), (".",))
+
+
+def test_a_program_run_by_its_path_is_not_read_as_a_script(project: Project) -> None:
+    project.write("package.json", '{"devDependencies": {"prettier": "3.4.2"}}')
+    project.write("node_modules/.bin/prettier", "#!/usr/bin/env node\nrequire('../prettier/bin')\n")
+    project.write("src/a.js", "")
+    command = "./node_modules/.bin/prettier --check src"
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args) == ("prettier", ("src",))
+    assert plan_fixers(project.root, _generic("./missing.sh"), ["auto"], ["./missing.sh"]) == []
+
+
 def test_a_glob_leaving_the_repository_is_not_passed_on(project: Project) -> None:
     project.write("package.json", '{"devDependencies": {"prettier": "3.4.2"}}')
     project.write("src/a.ts", "")

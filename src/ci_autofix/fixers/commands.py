@@ -29,7 +29,7 @@ from ci_autofix.fixers.catalog import (
     RUFF_FORMAT,
     Fixer,
 )
-from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, tox_commands
+from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, script_lines, tox_commands
 from ci_autofix.workflow.tools import action_package
 from ci_autofix.workflow.versions import is_version
 
@@ -172,6 +172,16 @@ _PACKAGE_RUNNERS = frozenset({"npm", "yarn", "pnpm"})
 
 def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, depth: int = 0) -> None:
     runner = _task_runner(raw)
+    script = _script(raw)
+    if script is not None:
+        lines = script_lines(root, script) if root is not None and depth < _RUNNER_DEPTH else None
+        if lines is not None:
+            _read_lines(script, lines, facts, root, depth)  # type: ignore[arg-type]
+        elif root is not None:
+            facts.notes.append(
+                f"`{script}` could not be read through to the commands it runs (it is not there)."
+            )
+        return
     if runner is not None and runner[0] in _PACKAGE_RUNNERS:
         lines = (
             package_script(root, runner[1:], runner[0])
@@ -229,6 +239,23 @@ _BY_PROGRAM = {"gofmt": GOFMT, "goimports": GOIMPORTS, "prettier": PRETTIER, "es
 _BIOME = {"check": BIOME_CHECK, "ci": BIOME_CHECK, "format": BIOME_FORMAT, "lint": BIOME_LINT}
 
 
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+
+def _script(raw: list[str]) -> str | None:
+    """The repository script a command runs (`./.ci.gofmt.sh`, `bash scripts/lint.sh`), else None; a
+    program run by its path (`./node_modules/.bin/prettier`, `./gradlew`) is read as a command."""
+    words = raw
+    while words and (_ASSIGNMENT_RE.match(words[0]) or words[0].rsplit("/", 1)[-1] in _PREFIXES):
+        words = words[1:]
+    if len(words) > 1 and words[0].rsplit("/", 1)[-1] in _SHELLS and not words[1].startswith("-"):
+        return words[1]
+    if words and words[0].startswith("./") and words[0].endswith((".sh", ".bash")):
+        return words[0][2:]
+    return None
+
+
 def _task_runner(raw: list[str]) -> list[str] | None:
     """`make`, `tox`, `nox`, `npm`, `yarn` or `pnpm` with its arguments (after `uv run` and the like), else None."""
     words = raw
@@ -260,7 +287,8 @@ def _read_through(runner: list[str], facts: CommandFacts, root: Path, depth: int
 def _read_lines(shown: str, lines: list[str], facts: CommandFacts, root: Path, depth: int) -> None:
     facts.notes.append(f"`{shown}` runs: " + "; ".join(f"`{line}`" for line in lines[:10]))
     for line in lines:
-        for words in simple_commands(line):
+        # the commands inside `$(...)` too: `if [ -n "$(gofmt -l .)" ]; then`
+        for words in (w for part in (line, *_SUBSTITUTION.findall(line)) for w in simple_commands(part)):
             _read_one(words, facts, root, depth + 1)
 
 

@@ -176,6 +176,16 @@ def _script_name(runner: str, args: list[str]) -> tuple[str | None, list[str]]:
     return name, rest[1:] if rest[:1] == ["--"] else rest
 
 
+# ---- shell scripts ------------------------------------------------------------------------------------
+def script_lines(root: Path, path: str) -> list[str] | None:
+    """The lines of a shell script the step runs (`./.ci.gofmt.sh`, `bash scripts/lint.sh`), read as
+    words, never run; None when it is not a file inside the repository."""
+    text = _read(root, path)
+    if text is None or "\0" in text:
+        return None
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
 # ---- tox and nox ---------------------------------------------------------------------------------------
 def tox_commands(root: Path, args: list[str]) -> list[str] | None:
     """The `commands` of the environments `tox [run] -e a,b` runs (tox.ini), or None."""
