@@ -451,10 +451,10 @@ def tools_for(tool: str, packages: Sequence[str], args: argparse.Namespace) -> P
 
 
 def step_failed(command: str, code: int, output: str) -> bool:
-    """Whether the step fails: the exit code, or for `gofmt -l`/`goimports -l` (which exit 0) any file
-    listed, as `test -z "$(gofmt -l .)"` in a workflow judges it."""
+    """Whether the step fails: the exit code, or for `gofmt -l`/`-d` and `goimports -l`/`-d` (which exit
+    0) any output, as `test -z "$(gofmt -l .)"` in a workflow judges it."""
     argv = shlex.split(command)
-    if argv[0] in GO_TOOLS and "-l" in argv[1:]:
+    if argv[0] in GO_TOOLS and {"-l", "-d"} & set(argv[1:]):
         return code != 0 or bool(output.strip())
     return code != 0
 

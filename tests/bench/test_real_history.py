@@ -214,6 +214,7 @@ def test_gofmt_and_goimports_listing_files_fail_the_step_though_they_exit_zero()
     assert not rh.step_failed("gofmt -l .", 0, "")
     assert rh.step_failed("goimports -l .", 0, "a/b.go\n")
     assert rh.step_failed("gofmt -d .", 1, "")
+    assert rh.step_failed("gofmt -d .", 0, "diff main.go.orig main.go\n")
     assert not rh.step_failed(
         "prettier --check .", 0, "Checking formatting...\nAll matched files use Prettier"
     )
