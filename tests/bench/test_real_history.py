@@ -238,3 +238,25 @@ def test_files_of_the_javascript_and_go_tools_are_read_from_their_output(tmp_pat
         (tmp_path / rel).write_text("x\n")
     output = "[warn] src/a.ts\n[warn] README.md\n[warn] Code style issues found\nmain.go\npkg/x_test.go\n"
     assert rh.reported_files(output, tmp_path) == ["README.md", "main.go", "pkg/x_test.go", "src/a.ts"]
+
+
+def test_the_local_mirror_lists_only_the_releases_it_serves(tmp_path: Path) -> None:
+    """A declared Node or Go the mirror has no archive for must fall back to the nearest it has,
+    not fail on a file the index promised."""
+    import json
+
+    (tmp_path / "node" / "v20.20.2").mkdir(parents=True)
+    (tmp_path / "node" / "v20.20.2" / "node-v20.20.2-linux-x64.tar.xz").write_bytes(b"x")
+    (tmp_path / "node" / "v22.12.0").mkdir()
+    (tmp_path / "node" / "v22.12.0" / "SHASUMS256.txt").write_text("")
+    (tmp_path / "node" / "index.json").write_text(
+        json.dumps([{"version": "v22.12.0"}, {"version": "v20.20.2"}])
+    )
+    (tmp_path / "go").mkdir()
+    (tmp_path / "go" / "go1.19.8.linux-amd64.tar.gz").write_bytes(b"x")
+    (tmp_path / "go" / "index.json").write_text(
+        json.dumps([{"version": "go1.22.5"}, {"version": "go1.19.8"}])
+    )
+    served = rh.served_indexes(tmp_path)
+    assert [e["version"] for e in json.loads(served["node/index.json"])] == ["v20.20.2"]
+    assert [r["version"] for r in json.loads(served["go/index.json"])] == ["go1.19.8"]
