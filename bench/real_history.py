@@ -45,8 +45,9 @@ import tempfile
 import threading
 import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,13 +56,37 @@ HERE = Path(__file__).resolve().parent
 CASES = HERE / "real_history.toml"
 OUT = HERE / "out"
 
-TOOLS = frozenset({"ruff", "black", "isort", "flake8"})
-SETUPS = frozenset({"pre-commit", "make", "tox", "nox", "uv", "poetry", "setup.py", "pip", "just", "hatch"})
-SOURCES = frozenset({"lockfile", "pin", "pre-commit-rev", "newest-release"})
+PYPI_TOOLS = frozenset({"ruff", "black", "isort", "flake8"})
+# From the npm registry at the case's version, as the repository's lockfile resolves it.
+NODE_TOOLS = frozenset({"prettier", "eslint", "@biomejs/biome"})
+# From the Go installation on this machine (`--go-bin`): its version is recorded beside CI's.
+GO_TOOLS = frozenset({"gofmt", "goimports"})
+TOOLS = PYPI_TOOLS | NODE_TOOLS | GO_TOOLS
+# The program each tool is run as (the first word of `command`), where it differs from the tool.
+PROGRAMS = {"@biomejs/biome": "biome"}
+SETUPS = frozenset(
+    {
+        "pre-commit",
+        "make",
+        "tox",
+        "nox",
+        "uv",
+        "poetry",
+        "setup.py",
+        "pip",
+        "just",
+        "hatch",
+        "npm",
+        "yarn",
+        "go",
+        "script",
+    }
+)
+SOURCES = frozenset({"lockfile", "pin", "pre-commit-rev", "newest-release", "setup-go", "go.mod"})
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VERSION = re.compile(r"^\d+(\.\d+){0,3}((a|b|rc)\d+)?$")
-_PATHS = re.compile(r"[\w./-]+\.(?:pyi?|ipynb)\b")
+_PATHS = re.compile(r"[\w./-]+\.(?:pyi?|ipynb|[cm]?[jt]sx?|json|md|ya?ml|go|css|scss|html|vue)\b")
 _STAMP = "2026-01-01T00:00:00.0000000Z "
 _INSTALLING = threading.Lock()  # one clone or tool installation at a time, so parallel cases share them
 
@@ -96,9 +121,15 @@ class Case:
     def packages(self) -> tuple[str, ...]:
         return (f"{self.tool}=={self.version}", *self.extra)
 
+    @property
+    def program(self) -> str:
+        """The executable `command` starts with (`biome` for @biomejs/biome)."""
+        return PROGRAMS.get(self.tool, self.tool)
+
     def formatter_packages(self) -> tuple[str, ...]:
         """What runs `formatter`: its first word as the package, at `formatter_version` or `version`."""
         package = shlex.split(self.formatter)[0]
+        package = next((t for t, p in PROGRAMS.items() if p == package), package)
         return (f"{package}=={self.formatter_version or self.version}",)
 
 
@@ -171,9 +202,9 @@ def _check(case: Case, where: str) -> None:
         value = getattr(case, name)
         if value and not _VERSION.match(value):
             problems.append(f"`{name}` {value!r} is not a release version")
-    if not case.command or shlex.split(case.command)[0] not in TOOLS:
+    if not case.command or shlex.split(case.command)[0] != case.program:
         problems.append(f"`command` {case.command!r} must start with the tool it runs")
-    if case.formatter and shlex.split(case.formatter)[0] not in TOOLS:
+    if case.formatter and shlex.split(case.formatter)[0] not in {PROGRAMS.get(t, t) for t in TOOLS}:
         problems.append(f"`formatter` {case.formatter!r} must start with a tool the harness installs")
     for item in case.extra:
         if not re.match(r"^[A-Za-z0-9_.-]+==[\w.]+$", item):
@@ -205,6 +236,7 @@ class Result:
     touched: list[str] = field(default_factory=list)  # files the fix changed
     outside: list[str] = field(default_factory=list)  # of those, files the human fix did not change
     error: str = ""  # why the case could not be run (setup of the harness, not ci-autofix)
+    ran: str = ""  # the Go release the harness ran gofmt/goimports from, where it is not CI's
     tail: str = ""  # the last lines ci-autofix printed
     seconds: float = 0.0
 
@@ -249,7 +281,7 @@ def table(results: Sequence[Result]) -> str:
     for r in results:
         outcome = (r.error or r.outcome).replace("|", "/")[:80]
         lines.append(
-            f"| {r.id} | {r.tool} {r.version} | {yes[r.fixable]} | {yes[r.fixed]} | {yes[r.lint_green]} | "
+            f"| {r.id} | {r.tool} {r.version}{f' (ran {r.ran})' if r.ran and r.ran != r.version else ''} | {yes[r.fixable]} | {yes[r.fixed]} | {yes[r.lint_green]} | "
             f"{yes[r.matches]} | {yes[r.verified]} | {'-' if r.agrees is None else yes[r.agrees]} | "
             f"{len(r.outside)} | {outcome} |"
         )
@@ -362,6 +394,71 @@ def _tool_env(packages: Sequence[str], venvs: Path) -> Path:
     return home
 
 
+def node_env(packages: Sequence[str], home: Path) -> Path:
+    """A directory whose `node_modules` holds exactly `packages` (name==version) from the npm
+    registry, installed once (without install scripts) and reused; its `bin` is `node_modules/.bin`."""
+    with _INSTALLING:
+        target = home / "+".join(p.replace("==", "-").replace("/", "_") for p in packages)
+        if (target / ".ready").is_file():
+            return target
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        (target / "package.json").write_text('{"name": "bench-tools", "private": true}\n')
+        specs = [p.replace("==", "@") for p in packages]
+        npm = shutil.which("npm") or "npm"
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", *specs],
+            cwd=target,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"npm could not install {' '.join(specs)}: {done.stderr.strip()[-400:]}")
+        (target / "bin").symlink_to("node_modules/.bin")
+        (target / ".ready").touch()
+        return target
+
+
+def go_env(tool: str, go_bin: Path | None) -> Path:
+    """The directory holding the Go tool `tool`: `go_bin/..` (laid out as a venv: `bin/<tool>`)."""
+    found = go_bin / tool if go_bin is not None else Path(shutil.which(tool) or tool)
+    if not found.is_file():
+        raise RuntimeError(f"`{tool}` is not installed here (pass --go-bin DIR)")
+    return found.parent.parent if found.parent.name == "bin" else found.parent
+
+
+def go_version(env_dir: Path) -> str:
+    """The Go release next to the tools in `env_dir` (`go version`), or "" when there is none."""
+    go = env_dir / "bin" / "go"
+    if not go.is_file():
+        go = Path(shutil.which("go") or "go")
+    try:
+        done = subprocess.run([str(go), "version"], capture_output=True, text=True, check=False)
+    except OSError:
+        return ""
+    match = re.search(r"\bgo(\d+\.\d+(?:\.\d+)?)\b", done.stdout)
+    return match.group(1) if match else ""
+
+
+def tools_for(tool: str, packages: Sequence[str], args: argparse.Namespace) -> Path:
+    """Where the tool of a case (or of its formatter) runs from: a directory with `bin/`."""
+    if tool in NODE_TOOLS:
+        return node_env(packages, args.out / "node")
+    if tool in GO_TOOLS:
+        return go_env(tool, args.go_bin)
+    return tool_env(packages, args.out / "venvs")
+
+
+def step_failed(command: str, code: int, output: str) -> bool:
+    """Whether the step fails: the exit code, or for `gofmt -l`/`-d` and `goimports -l`/`-d` (which exit
+    0) any output, as `test -z "$(gofmt -l .)"` in a workflow judges it."""
+    argv = shlex.split(command)
+    if argv[0] in GO_TOOLS and {"-l", "-d"} & set(argv[1:]):
+        return code != 0 or bool(output.strip())
+    return code != 0
+
+
 def run_tool(command: str, cwd: Path, env_dir: Path, timeout: float) -> tuple[int, str]:
     """The tool command as argv (no shell), in `cwd`, with the environment's bin first on PATH."""
     env = {
@@ -369,6 +466,8 @@ def run_tool(command: str, cwd: Path, env_dir: Path, timeout: float) -> tuple[in
         "HOME": str(cwd.parent),
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
+        "GOFLAGS": "-mod=mod",
+        "GOTOOLCHAIN": "local",
     }
     argv = shlex.split(command)
     argv[0] = str(env_dir / "bin" / argv[0])
@@ -391,10 +490,13 @@ def changed(repo: Path, a: str, b: str) -> list[str]:
     return sorted(line for line in _git("diff", "--name-only", a, b, cwd=repo).splitlines() if line)
 
 
-def formatted(case: Case, venvs: Path, tree: Path, files: Sequence[str], timeout: float) -> dict[str, bytes]:
+def formatted(
+    case: Case, args: argparse.Namespace, tree: Path, files: Sequence[str], timeout: float
+) -> dict[str, bytes]:
     """The bytes of `files` in `tree` after the repository's formatter (files missing there are b"")."""
     if case.formatter and files:
-        env_dir = tool_env(case.formatter_packages(), venvs)
+        package = case.formatter_packages()[0].split("==")[0]
+        env_dir = tools_for(package, case.formatter_packages(), args)
         present = [f for f in files if (tree / f).is_file()]
         if present:
             run_tool(f"{case.formatter} {shlex.join(present)}", tree, env_dir, timeout)
@@ -408,11 +510,13 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
         work = Path(tmp)
         try:
             git_dir = find_repo(args.repos, case.repo, args.out / "repos", not args.no_network)
-            env_dir = tool_env(case.packages, args.out / "venvs")
+            env_dir = tools_for(case.tool, case.packages, args)
+            if case.tool in GO_TOOLS:
+                result.ran = go_version(env_dir)
             repo = checkout(git_dir, case.failing, work / "repo")
             code, output = run_tool(case.command, repo, env_dir, args.timeout)
             result.reported = reported_files(output, repo)
-            if code == 0:
+            if not step_failed(case.command, code, output):
                 raise RuntimeError(
                     f"`{case.command}` passes on the failing commit at {case.tool} {case.version}"
                 )
@@ -421,7 +525,7 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
             result.seconds = time.monotonic() - start
             return result
         log = work / "failed.log"
-        log.write_text(github_log(case.step, output, code))
+        log.write_text(github_log(case.step, output, code or 1))
         env = {
             k: v
             for k, v in os.environ.items()
@@ -430,6 +534,8 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
         env["HOME"] = str(work)
         if args.with_model:
             env.update({k: v for k, v in os.environ.items() if k.startswith("ANTHROPIC")})
+        if args.toolchain_mirror:
+            env["CI_AUTOFIX_TOOLCHAIN_MIRROR"] = args.toolchain_mirror
         try:
             done = subprocess.run(
                 [args.ci_autofix, "fix", "--repo", str(repo), "--branch", "bench-fix", str(log)],
@@ -447,7 +553,10 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
         result.verified, result.outcome = outcome_of(done.stdout, done.stderr, done.returncode)
         result.fixed = done.returncode in FIX_COMMITTED
         if result.fixed:
-            _judge_fix(case, result, repo, env_dir, work, git_dir, args)
+            try:
+                _judge_fix(case, result, repo, env_dir, work, git_dir, args)
+            except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+                result.error = f"harness: judging the fix: {exc}"[:300]
     result.seconds = time.monotonic() - start
     return result
 
@@ -462,12 +571,12 @@ def _judge_fix(
     human = changed(repo, case.failing, case.fixing)
     result.outside = [f for f in result.touched if f not in human]
     _git("checkout", "--quiet", fix, cwd=repo)
-    code, _ = run_tool(case.command, repo, env_dir, args.timeout)
-    result.lint_green = code == 0
+    code, output = run_tool(case.command, repo, env_dir, args.timeout)
+    result.lint_green = not step_failed(case.command, code, output)
     theirs = checkout(git_dir, case.fixing, work / "human")
     files = result.reported or human
-    ours_text = formatted(case, args.out / "venvs", repo, files, args.timeout)
-    theirs_text = formatted(case, args.out / "venvs", theirs, files, args.timeout)
+    ours_text = formatted(case, args, repo, files, args.timeout)
+    theirs_text = formatted(case, args, theirs, files, args.timeout)
     result.matches = ours_text == theirs_text
 
 
@@ -476,14 +585,15 @@ def verify_case(case: Case, args: argparse.Namespace) -> str:
     the files the failing run reported; otherwise what is wrong."""
     with tempfile.TemporaryDirectory(prefix="real-history-") as tmp:
         git_dir = find_repo(args.repos, case.repo, args.out / "repos", not args.no_network)
-        env_dir = tool_env(case.packages, args.out / "venvs")
+        env_dir = tools_for(case.tool, case.packages, args)
         parent = checkout(git_dir, case.failing, Path(tmp) / "parent")
         code, output = run_tool(case.command, parent, env_dir, args.timeout)
-        if code == 0:
+        if not step_failed(case.command, code, output):
             return "the failing commit passes"
         reported = reported_files(output, parent)
         child = checkout(git_dir, case.fixing, Path(tmp) / "child")
         code2, output2 = run_tool(case.command, child, env_dir, args.timeout)
+        code2 = int(step_failed(case.command, code2, output2))
         still = [f for f in reported_files(output2, child) if f in reported]
         if code2 != 0 and (still or not reported):
             return (
@@ -494,15 +604,16 @@ def verify_case(case: Case, args: argparse.Namespace) -> str:
         if writing:
             run_tool(writing, parent, env_dir, args.timeout)
             clears = (
-                "the fixer clears it"
-                if run_tool(case.command, parent, env_dir, args.timeout)[0] == 0
-                else ("the fixer does not clear it")
+                "the fixer does not clear it"
+                if step_failed(case.command, *run_tool(case.command, parent, env_dir, args.timeout))
+                else "the fixer clears it"
             )
         other = "; the fixing commit fails on other files" if code2 else ""
         return f"ok ({len(reported)} file(s) reported{other}; {clears})"
 
 
 _CHECK_ONLY = frozenset({"--check", "--diff", "--check-only", "-c", "--df"})
+_PRETTIER_CHECK = frozenset({"--check", "-c", "--list-different", "-l"})
 
 
 def fix_command(command: str) -> str | None:
@@ -512,7 +623,53 @@ def fix_command(command: str) -> str | None:
         return None
     if argv[0] == "ruff" and len(argv) > 1 and argv[1] == "check":
         return shlex.join([*argv[:2], "--fix", *argv[2:]])
+    if argv[0] == "eslint":
+        return shlex.join([argv[0], "--fix", *argv[1:]])
+    if argv[0] == "prettier":
+        return shlex.join([argv[0], "--write", *(a for a in argv[1:] if a not in _PRETTIER_CHECK)])
+    if argv[0] in GO_TOOLS:
+        return shlex.join([argv[0], "-w", *(a for a in argv[1:] if a not in ("-l", "-d"))])
+    if argv[0] == "biome" and len(argv) > 1 and argv[1] in ("check", "ci", "format", "lint"):
+        sub = "check" if argv[1] == "ci" else argv[1]
+        return shlex.join(["biome", sub, "--write", *argv[2:]])
     return shlex.join(a for a in argv if a not in _CHECK_ONLY)
+
+
+def served_indexes(tree: Path) -> dict[str, bytes]:
+    """The mirror's Node and Go indexes cut to the releases it serves (the tests' mirror lists others
+    that have no archive): a version a job declares and this machine cannot serve then falls back to
+    the nearest one it can, as ci-autofix does on a runner, instead of failing on a missing file."""
+    node = [
+        entry
+        for entry in json.loads((tree / "node" / "index.json").read_text())
+        if (tree / "node" / entry["version"] / f"node-{entry['version']}-linux-x64.tar.xz").is_file()
+    ]
+    go = [
+        release
+        for release in json.loads((tree / "go" / "index.json").read_text())
+        if (tree / "go" / f"{release['version']}.linux-amd64.tar.gz").is_file()
+    ]
+    return {"node/index.json": json.dumps(node).encode(), "go/index.json": json.dumps(go).encode()}
+
+
+@contextmanager
+def _mirror(args: argparse.Namespace) -> Iterator[None]:
+    """With `--local-mirror`, the tests' toolchain mirror served for the run (its URL in `args`)."""
+    if not args.local_mirror:
+        yield
+        return
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from tests.testing.toolchain_mirror import MirrorServer, available, build
+
+    missing = available()
+    if missing:
+        raise SystemExit(f"real_history: the toolchain mirror cannot be built here: {missing}")
+    (args.out / "mirror").mkdir(parents=True, exist_ok=True)
+    built = build(args.out / "mirror")
+    with MirrorServer(built.tree, overrides=served_indexes(built.tree)).running() as mirror:
+        args.toolchain_mirror = mirror.url
+        print(f"toolchain mirror: {mirror.url} (Node {built.node}, Go {built.go})", file=sys.stderr)
+        yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -533,6 +690,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="results and caches (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per tool run")
     parser.add_argument("--jobs", type=int, default=1, help="cases run at once (default: %(default)s)")
+    parser.add_argument(
+        "--go-bin", type=Path, default=None, help="where gofmt and goimports are (default: found on PATH)"
+    )
+    parser.add_argument(
+        "--toolchain-mirror",
+        default="",
+        help="a base URL ci-autofix provisions Node and Go from (its CI_AUTOFIX_TOOLCHAIN_MIRROR)",
+    )
+    parser.add_argument(
+        "--local-mirror",
+        action="store_true",
+        help="serve the tests' toolchain mirror (this machine's Node and Go, with their checksums) on "
+        "127.0.0.1 and pass it as --toolchain-mirror",
+    )
     args = parser.parse_args(argv)
     try:
         cases = parse_cases(args.cases.read_text(encoding="utf-8"))
@@ -568,7 +739,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+    with _mirror(args), ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(one, cases))
     print(table(results))
     record: dict[str, Any] = {

@@ -165,7 +165,8 @@ class Settings(BaseSettings):
         default_factory=lambda: ["auto"],
         description="Deterministic fixers to try: `auto` "
         "(what the failing step ran and the repository configures), `none`, or a list of "
-        "`ruff-format`, `ruff-check`, `black`, `isort`, `gofmt`, `cargo-fmt`, `eslint`, `prettier`.",
+        "`ruff-format`, `ruff-check`, `black`, `isort`, `goimports`, `gofmt`, `cargo-fmt`, `eslint`, `biome-lint`, "
+        "`biome-check`, `biome-format`, `prettier`.",
     )
     setup_command: str = Field(
         "",

@@ -180,3 +180,84 @@ def test_the_fix_command_is_the_tools_write_mode() -> None:
     assert rh.fix_command("black --check --diff src") == "black src"
     assert rh.fix_command("isort --check-only --df src") == "isort src"
     assert rh.fix_command("flake8 src") is None
+
+
+# ---- JavaScript/TypeScript and Go cases (bench/real_history_js_go.toml) ------------------------
+JS_GO = ROOT / "bench" / "real_history_js_go.toml"
+
+
+def test_the_javascript_and_go_case_file_parses_and_runs_each_tool_from_its_own_ecosystem() -> None:
+    cases = rh.parse_cases(JS_GO.read_text(encoding="utf-8"))
+    assert {c.tool for c in cases} <= rh.NODE_TOOLS | rh.GO_TOOLS
+    assert any(c.tool in rh.NODE_TOOLS for c in cases) and any(c.tool in rh.GO_TOOLS for c in cases)
+    for case in cases:
+        assert case.command.split()[0] == case.program, case.id
+        assert case.setup in ("npm", "yarn", "go", "script", "make"), case.id
+
+
+def test_a_biome_case_runs_the_biome_program_of_its_npm_package() -> None:
+    text = (
+        GOOD.replace('tool = "black"', 'tool = "@biomejs/biome"')
+        .replace('command = "black --check ."', 'command = "biome ci ."')
+        .replace('formatter = "black"', 'formatter = "biome format --write"')
+        .replace('version = "24.1.0"', 'version = "1.9.4"')
+    )
+    (case,) = rh.parse_cases(text)
+    assert case.program == "biome" and case.packages == ("@biomejs/biome==1.9.4",)
+    assert case.formatter_packages() == ("@biomejs/biome==1.9.4",)
+    with pytest.raises(rh.CaseError, match="must start with the tool"):
+        rh.parse_cases(text.replace('command = "biome ci ."', 'command = "npx biome ci ."'))
+
+
+def test_gofmt_and_goimports_listing_files_fail_the_step_though_they_exit_zero() -> None:
+    """`gofmt -l` exits 0 and lists the files; the workflow's `test -z "$(gofmt -l .)"` fails on them."""
+    assert rh.step_failed("gofmt -l .", 0, "main.go\n")
+    assert not rh.step_failed("gofmt -l .", 0, "")
+    assert rh.step_failed("goimports -l .", 0, "a/b.go\n")
+    assert rh.step_failed("gofmt -d .", 1, "")
+    assert rh.step_failed("gofmt -d .", 0, "diff main.go.orig main.go\n")
+    assert not rh.step_failed(
+        "prettier --check .", 0, "Checking formatting...\nAll matched files use Prettier"
+    )
+    assert rh.step_failed("prettier --check .", 1, "[warn] src/a.ts")
+
+
+def test_the_write_mode_of_the_javascript_and_go_tools() -> None:
+    assert rh.fix_command("prettier --check '{src,test}/**/*.ts' README.md") == (
+        "prettier --write '{src,test}/**/*.ts' README.md"
+    )
+    assert rh.fix_command("eslint --max-warnings 0 .") == "eslint --fix --max-warnings 0 ."
+    assert rh.fix_command("gofmt -l .") == "gofmt -w ."
+    assert rh.fix_command("goimports -l -local example.com .") == "goimports -w -local example.com ."
+    assert rh.fix_command("biome ci .") == "biome check --write ."
+    assert rh.fix_command("biome format src") == "biome format --write src"
+
+
+def test_files_of_the_javascript_and_go_tools_are_read_from_their_output(tmp_path: Path) -> None:
+    for rel in ("src/a.ts", "README.md", "main.go", "pkg/x_test.go"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    output = "[warn] src/a.ts\n[warn] README.md\n[warn] Code style issues found\nmain.go\npkg/x_test.go\n"
+    assert rh.reported_files(output, tmp_path) == ["README.md", "main.go", "pkg/x_test.go", "src/a.ts"]
+
+
+def test_the_local_mirror_lists_only_the_releases_it_serves(tmp_path: Path) -> None:
+    """A declared Node or Go the mirror has no archive for must fall back to the nearest it has,
+    not fail on a file the index promised."""
+    import json
+
+    (tmp_path / "node" / "v20.20.2").mkdir(parents=True)
+    (tmp_path / "node" / "v20.20.2" / "node-v20.20.2-linux-x64.tar.xz").write_bytes(b"x")
+    (tmp_path / "node" / "v22.12.0").mkdir()
+    (tmp_path / "node" / "v22.12.0" / "SHASUMS256.txt").write_text("")
+    (tmp_path / "node" / "index.json").write_text(
+        json.dumps([{"version": "v22.12.0"}, {"version": "v20.20.2"}])
+    )
+    (tmp_path / "go").mkdir()
+    (tmp_path / "go" / "go1.19.8.linux-amd64.tar.gz").write_bytes(b"x")
+    (tmp_path / "go" / "index.json").write_text(
+        json.dumps([{"version": "go1.22.5"}, {"version": "go1.19.8"}])
+    )
+    served = rh.served_indexes(tmp_path)
+    assert [e["version"] for e in json.loads(served["node/index.json"])] == ["v20.20.2"]
+    assert [r["version"] for r in json.loads(served["go/index.json"])] == ["go1.19.8"]

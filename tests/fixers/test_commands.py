@@ -63,7 +63,7 @@ def test_reads_pre_commit_runs(command: str, hooks: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["pytest -q", "make lint", "echo 'ruff format --check'", "ruff rule E501", "npx biome check ."],
+    ["pytest -q", "make lint", "echo 'ruff format --check'", "ruff rule E501", "npx biome migrate --write"],
 )
 def test_other_commands_name_no_fixer(command: str) -> None:
     facts = read_commands([command])

@@ -286,8 +286,16 @@ def _generic(command: str) -> Diagnosis:
             "npm exec -- eslint --max-warnings 0 .",
             ("eslint", (".",), (".",)),
         ),
+        ({"go.mod": "module x\n"}, 'test -z "$(goimports -l -local example.com .)"',
+         ("goimports", ("-local", "example.com", "."), (".",))),
+        ({"biome.json": "{}\n"}, "npx biome ci .", ("biome-check", (".",), (".",))),
+        ({"biome.jsonc": "{}\n"}, "npx @biomejs/biome check --reporter=github src",
+         ("biome-check", ("src",), ("src",))),
+        ({"package.json": '{"devDependencies": {"@biomejs/biome": "1.9.4"}}'},
+         "npx biome format --line-width 100 src", ("biome-format", ("--line-width", "100", "src"), ("src",))),
+        ({"biome.json": "{}\n"}, "pnpm exec biome lint --max-diagnostics 50 .", ("biome-lint", (".",), (".",))),
     ],
-)
+)  # fmt: skip
 def test_go_rust_and_node_checks_plan_their_fixers(
     project: Project, files: dict[str, str], command: str, planned: tuple[object, ...]
 ) -> None:
@@ -302,8 +310,92 @@ def test_go_rust_and_node_checks_plan_their_fixers(
     assert "the repository configures" in spec.reason
 
 
+NODE_SCRIPTS = """{
+  "devDependencies": {"prettier": "3.4.2"},
+  "scripts": {
+    "pretest": "npm run -s lint",
+    "test": "jest",
+    "lint": "prettier --check '{src,test}/**/*.ts' README.md",
+    "fmtcheck": "prettier --check \\"src/**/*.ts\\" \\"__tests__/**/*.ts\\"",
+    "lint:format:check": "prettier --check ."
+  }
+}"""
+
+
 @pytest.mark.parametrize(
-    "command", ['test -z "$(gofmt -l .)"', "cargo fmt --check", "npx prettier --check .", "eslint ."]
+    ("command", "args", "scope"),
+    [
+        ("npm run fmtcheck", ("src/**/*.ts", "__tests__/**/*.ts"), ("src", "__tests__")),
+        ("npm test", ("README.md", "{src,test}/**/*.ts"), ("README.md", ".")),
+        ("yarn lint:check\nyarn lint:format:check", (".",), (".",)),
+        ("yarn prettier --check src", ("src",), ("src",)),  # a binary, not a script
+    ],
+)
+def test_a_prettier_behind_a_package_json_script_is_planned_with_the_scripts_patterns(
+    project: Project, command: str, args: tuple[str, ...], scope: tuple[str, ...]
+) -> None:
+    """The step runs a script (`npm run fmtcheck`, `npm test` through `pretest`); the script runs
+    prettier on quoted globs, which prettier expands itself: the fixer writes the same patterns,
+    kept to the directories they start in, never the whole repository (a `dist/` bundle)."""
+    for rel, text in {
+        "package.json": NODE_SCRIPTS,
+        "src/a.ts": "",
+        "__tests__/a.ts": "",
+        "README.md": "",
+    }.items():
+        project.write(rel, text)
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args, spec.scope) == ("prettier", args, scope)
+    assert "the failing step ran `prettier --check" in spec.reason
+
+
+GOFMT_SCRIPT = """#!/bin/bash
+
+if [ -n "$(gofmt -l .)" ]; then
+  echo "Go code is not formatted:"
+  gofmt -d .
+  exit 1
+fi
+"""
+
+
+@pytest.mark.parametrize("command", ["./.ci.gofmt.sh", "bash .ci.gofmt.sh", "FOO=1 sh ./.ci.gofmt.sh"])
+def test_a_script_the_step_runs_is_read_through_to_its_commands(project: Project, command: str) -> None:
+    """stretchr/testify's `./.ci.gofmt.sh`: the script is read as words (never run), `$(...)` included."""
+    project.write("go.mod", "module x\n")
+    project.write(".ci.gofmt.sh", GOFMT_SCRIPT)
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args, spec.scope) == ("gofmt", (".",), (".",))
+
+
+def test_a_program_run_by_its_path_is_not_read_as_a_script(project: Project) -> None:
+    project.write("package.json", '{"devDependencies": {"prettier": "3.4.2"}}')
+    project.write("node_modules/.bin/prettier", "#!/usr/bin/env node\nrequire('../prettier/bin')\n")
+    project.write("src/a.js", "")
+    command = "./node_modules/.bin/prettier --check src"
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.name, spec.args) == ("prettier", ("src",))
+    assert plan_fixers(project.root, _generic("./missing.sh"), ["auto"], ["./missing.sh"]) == []
+
+
+def test_a_glob_leaving_the_repository_is_not_passed_on(project: Project) -> None:
+    project.write("package.json", '{"devDependencies": {"prettier": "3.4.2"}}')
+    project.write("src/a.ts", "")
+    command = "npx prettier --check '../**/*.ts' '/etc/*' 'src/**/../../../*.ts' 'src/**/*.ts'"
+    [spec] = plan_fixers(project.root, _generic(command), ["auto"], [command])
+    assert (spec.args, spec.scope) == (("src/**/*.ts",), ("src",))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'test -z "$(gofmt -l .)"',
+        "cargo fmt --check",
+        "npx prettier --check .",
+        "eslint .",
+        "goimports -l .",
+        "npx biome ci .",
+    ],
 )
 def test_a_tool_the_repository_does_not_configure_is_not_planned(project: Project, command: str) -> None:
     project.write("README.md", "hi\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_autofix.fixers.recipes import make_recipe, nox_commands, tox_commands
+from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, tox_commands
 
 MAKEFILE = """\
 PY := python3
@@ -62,3 +62,34 @@ def test_tox_environments_and_nox_sessions(tmp_path: Path) -> None:
     )
     assert nox_commands(tmp_path, ["-s", "lint"]) == ["ruff format --check 'my dir'"]
     assert nox_commands(tmp_path, ["-s", "docs"]) is None
+
+
+PACKAGE_JSON = """{
+  "scripts": {
+    "pretest": "npm run -s lint",
+    "test": "jest --coverage",
+    "lint": "prettier --check '{src,test}/**/*.ts' README.md",
+    "lint:format:check": "prettier --check .",
+    "fmtcheck": "prettier --check \\"src/**/*.ts\\""
+  }
+}"""
+
+
+def test_package_json_scripts_are_read_as_npm_yarn_and_pnpm_run_them(tmp_path: Path) -> None:
+    """`npm test` runs `pretest` first; `npm run x -- args` passes the args on; yarn and pnpm run a
+    script by its bare name; their own commands (`ci`, `install`, `exec`) run no script."""
+    (tmp_path / "package.json").write_text(PACKAGE_JSON)
+    assert package_script(tmp_path, ["test"], "npm") == ["npm run -s lint", "jest --coverage"]
+    assert package_script(tmp_path, ["run", "-s", "lint"], "npm") == [
+        "prettier --check '{src,test}/**/*.ts' README.md"
+    ]
+    assert package_script(tmp_path, ["run", "fmtcheck", "--", "--log-level", "warn"], "npm") == [
+        'prettier --check "src/**/*.ts" --log-level warn'
+    ]
+    assert package_script(tmp_path, ["lint:format:check"], "yarn") == ["prettier --check ."]
+    assert package_script(tmp_path, ["run", "lint:format:check"], "pnpm") == ["prettier --check ."]
+    for runner, args in [("npm", ["ci"]), ("yarn", ["install"]), ("pnpm", ["exec", "prettier"]),
+                         ("npm", ["run", "missing"]), ("yarn", ["prettier", "--check", "."])]:  # fmt: skip
+        assert package_script(tmp_path, args, runner) is None, (runner, args)
+    (tmp_path / "package.json").write_text("not json")
+    assert package_script(tmp_path, ["test"], "npm") is None

@@ -250,6 +250,56 @@ def test_gofmt_writes_what_gofmt_l_reported_in_the_commands_paths(project: Proje
     assert project.read("cmd/main.go") == GO_TIDY and project.read("other/main.go") == GO_MESSY
 
 
+GO_IMPORTS_MESSY = (
+    'package main\n\nimport (\n\t"example.com/x/util"\n\t"os"\n\t"strings"\n)\n\n'
+    'func main() {\n\tfmt.Println(strings.ToUpper("hi"), util.X)\n}\n'
+)
+GO_IMPORTS_TIDY = (
+    'package main\n\nimport (\n\t"fmt"\n\t"strings"\n\n\t"example.com/x/util"\n)\n\n'
+    'func main() {\n\tfmt.Println(strings.ToUpper("hi"), util.X)\n}\n'
+)
+
+
+@pytest.mark.skipif(shutil.which("goimports") is None, reason="goimports is not installed")
+def test_goimports_fixes_the_imports_goimports_l_reported_with_the_steps_local_prefix(
+    project: Project, tmp_path: Path
+) -> None:
+    """Debian's golang-golang-x-tools: an unused import removed, a missing one added, the module's
+    own imports grouped last as the step's `-local` asks; gofmt alone passes on this file."""
+    project.write("go.mod", "module example.com/x\n\ngo 1.19\n")
+    project.write("util/util.go", "package util\n\nconst X = 1\n")
+    project.write("main.go", GO_IMPORTS_MESSY)
+    project.commit()
+    assert Sandbox(project.root).run(["gofmt", "-l", "."]).output.strip() == ""
+    command = 'test -z "$(goimports -l -local example.com .)"'
+    plan = plan_fixers(
+        project.root, Diagnosis([], [command], Category.UNKNOWN, "", 0, 6000), ["auto"], [command]
+    )
+    [run] = run_fixers(Sandbox(project.root), plan, tools_dir=tmp_path / "tools", timeout=60)
+    assert (run.argv, run.changed_files, run.skipped_reason) == (
+        ["goimports", "-w", "-local", "example.com", "."],
+        ["main.go"],
+        None,
+    )
+    assert project.read("main.go") == GO_IMPORTS_TIDY
+    assert Sandbox(project.root).run(["goimports", "-l", "-local", "example.com", "."]).output.strip() == ""
+
+
+def test_goimports_missing_is_skipped_saying_ci_autofix_does_not_install_it(
+    project: Project, tmp_path: Path
+) -> None:
+    project.write("go.mod", "module example.com/x\n")
+    project.write("main.go", GO_IMPORTS_MESSY)
+    project.commit()
+    sandbox = Sandbox(project.root, extra_env={"PATH": str(tmp_path)})  # no goimports there
+    [run] = run_fixers(
+        sandbox, [_spec("goimports", "goimports", (".",), (".",))], tools_dir=tmp_path / "t", timeout=60
+    )
+    assert run.skipped_reason is not None
+    assert "not part of the Go distribution, and ci-autofix does not install it" in run.skipped_reason
+    assert project.git("status", "--porcelain") == ""
+
+
 RUST_BIN = Path.home() / ".rustup" / "toolchains" / "stable-x86_64-unknown-linux-gnu" / "bin"
 
 

@@ -360,21 +360,25 @@ NODE_JOB = yaml.safe_load(
 PRETTIER = "3.3.3"
 
 
-@pytest.fixture(scope="module")
-def prettier_lockfile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """package.json and the package-lock.json npm writes for prettier (from the npm registry)."""
+def _lockfile(tmp_path_factory: pytest.TempPathFactory, package: str) -> dict[str, str]:
+    """package.json and the package-lock.json npm writes for `package` (name@version, from the npm registry)."""
     project = tmp_path_factory.mktemp("lock")
     (project / "package.json").write_text('{"name": "demo", "private": true, "devDependencies": {}}\n')
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip("npm is not installed")
     locked = subprocess.run(
-        [npm, "install", "--package-lock-only", "--save-exact", "--save-dev", f"prettier@{PRETTIER}", "--no-audit", "--no-fund"],
+        [npm, "install", "--package-lock-only", "--save-exact", "--save-dev", package, "--no-audit", "--no-fund"],
         cwd=project, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     if locked.returncode != 0:
         pytest.skip(f"the npm registry cannot be reached: {locked.stderr[-300:]}")
     return {name: (project / name).read_text() for name in ("package.json", "package-lock.json")}
+
+
+@pytest.fixture(scope="module")
+def prettier_lockfile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return _lockfile(tmp_path_factory, f"prettier@{PRETTIER}")
 
 
 def test_a_node_project_failing_prettier_check_gets_a_verified_prettier_fix(
@@ -398,3 +402,49 @@ def test_a_node_project_failing_prettier_check_gets_a_verified_prettier_fix(
     assert proposal.fixers[0].version is None
     assert "+const x = { a: 1 };" in proposal.diff
     assert f"| Node.js | {built.node} | `20` |" in proposal.verification.toolchains  # type: ignore[union-attr]
+
+
+BIOME = "2.6.9"
+BIOME_JOB = yaml.safe_load(
+    """
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-node@v4
+        with: {node-version: 20}
+      - run: npm ci
+      - run: npx biome ci src
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def biome_lockfile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return _lockfile(tmp_path_factory, f"@biomejs/biome@{BIOME}")
+
+
+def test_a_node_project_failing_biome_ci_gets_a_verified_biome_check_fix(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path_without_go: str,
+    biome_lockfile: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """`biome ci` only reports; the fixer is the lockfile's own biome (its platform binary installed by
+    `npm ci` as the sandbox's uid) running `biome check --write` on the step's paths, and the clean
+    copy's `npx biome ci src` passes after it. A file outside the step's paths is left as it was."""
+    built = build(session_root(tmp_path_factory))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", path_without_go)  # no node either: only the provisioned one
+    files = {
+        **biome_lockfile,
+        "biome.json": '{"formatter": {"indentStyle": "space"}}\n',
+        ".gitignore": "node_modules/\n",
+        "src/a.js": "const x  =  {a:1}\nexport default x\n",
+        "scripts/b.js": "const y  =  2\nexport default y\n",
+    }
+    with MirrorServer(built.tree).running() as mirror:
+        monkeypatch.setenv(MIRROR_SETTING, mirror.url)
+        proposal = _fixers_only(tmp_path, files, "npx biome ci src", BIOME_JOB)
+    _settled_by(proposal, "biome-check", ["src/a.js"])
+    assert proposal.fixers[0].argv == ["./node_modules/.bin/biome", "check", "--write", "src"]
+    assert "+const x = { a: 1 };" in proposal.diff and "scripts/b.js" not in proposal.diff

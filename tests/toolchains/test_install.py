@@ -214,3 +214,16 @@ def test_a_go_index_with_a_forged_checksum_is_refused(
     mirror.override("go/index.json", index.replace(real.encode(), b"not-a-checksum"))
     with pytest.raises(ToolchainError, match="gives no valid SHA-256"):
         _go(mirror, built)
+
+
+def test_a_python_without_tarfiles_data_filter_is_refused_with_the_remedy(
+    mirror: MirrorServer, built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python before 3.11.4 (Debian bookworm's 3.11.2) has no `filter=` for extraction: a clear error
+    naming the cause and the remedy, not a traceback, and nothing installed."""
+    monkeypatch.delattr(tarfile, "data_filter")
+    monkeypatch.delattr(tarfile, "FilterError")
+    with pytest.raises(ToolchainError, match="tarfile has no data filter") as raised:
+        install(_go(mirror, built), tmp_path / "tc")
+    assert "Python 3.11.4 or later" in raised.value.remedy
+    assert not any((tmp_path / "tc").glob("*/bin"))

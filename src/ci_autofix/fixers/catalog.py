@@ -58,6 +58,7 @@ class Fixer:
     program: str = ""
     takes_paths: bool = True  # the paths of the failing command are passed on (not `cargo fmt`)
     always_checks: bool = False  # every run reports (`ruff check`, `eslint`): no check flag needed
+    expands_globs: bool = False  # the tool expands quoted glob patterns itself (prettier, eslint)
 
 
 RUFF_CHECK = Fixer(
@@ -232,6 +233,21 @@ GOFMT = Fixer(
     failure_kinds=frozenset({"format", "lint"}),
     program="gofmt",
 )
+GOIMPORTS = Fixer(
+    name="goimports",
+    package="goimports",
+    command=("-w",),
+    check_flags=frozenset({"-l", "-d"}),
+    drop_flags=frozenset({"-l", "-d", "-e", "-w", "-v"}),
+    drop_values=frozenset(),
+    value_options=frozenset({"-local", "-srcdir", "-cpuprofile", "-memprofile", "-memrate", "-trace"}),
+    hook_ids=frozenset({"go-imports", "goimports"}),
+    failure_tools=frozenset({"goimports"}),
+    failure_kinds=frozenset({"format", "lint"}),
+    # not part of the Go distribution: run only where the machine has it (a runner's own, a local
+    # checkout's); ci-autofix does not install it
+    program="goimports",
+)
 CARGO_FMT = Fixer(
     name="cargo-fmt",
     package="rustfmt",
@@ -283,6 +299,7 @@ PRETTIER = Fixer(
     failure_tools=frozenset({"prettier"}),
     failure_kinds=frozenset({"format", "lint"}),
     program="node_modules/.bin/prettier",
+    expands_globs=True,
 )
 ESLINT = Fixer(
     name="eslint",
@@ -317,12 +334,91 @@ ESLINT = Fixer(
     failure_tools=frozenset({"eslint"}),
     failure_kinds=frozenset({"lint"}),
     program="node_modules/.bin/eslint",
+    expands_globs=True,
     always_checks=True,
 )
 
+# biome: `biome check`/`biome ci` (formatter, linter and import sorting), `biome format`, `biome lint`;
+# each writes with `--write` (biome 1.8 and later), from the repository's own node_modules.
+_BIOME_DROP = frozenset(
+    {
+        "--write",
+        "--fix",
+        "--apply",
+        "--apply-unsafe",
+        "--unsafe",
+        "--colors",
+        "--error-on-warnings",
+        "--staged",
+    }
+)
+_BIOME_DROP_VALUES = frozenset(
+    {"--reporter", "--max-diagnostics", "--diagnostic-level", "--log-level", "--log-kind", "--colors"}
+)
+_BIOME_VALUES = frozenset(
+    {
+        "--config-path",
+        "--vcs-root",
+        "--stdin-file-path",
+        "--since",
+        "--skip",
+        "--only",
+        "--indent-style",
+        "--indent-width",
+        "--line-ending",
+        "--line-width",
+        "--quote-style",
+        "--jsx-quote-style",
+        "--trailing-commas",
+        "--semicolons",
+        "--arrow-parentheses",
+        "--bracket-spacing",
+        "--bracket-same-line",
+        "--quote-properties",
+        "--attribute-position",
+        "--files-max-size",
+        "--use-server",
+    }
+)
+
+
+def _biome(name: str, subcommand: str) -> Fixer:
+    return Fixer(
+        name=name,
+        package="@biomejs/biome",
+        command=(subcommand, "--write"),
+        check_flags=frozenset(),  # without `--write` every run only reports
+        drop_flags=_BIOME_DROP,
+        drop_values=_BIOME_DROP_VALUES,
+        value_options=_BIOME_VALUES,
+        hook_ids=frozenset({f"biome-{subcommand}"}),
+        failure_tools=frozenset({"biome"}),
+        failure_kinds=frozenset({"format"} if subcommand == "format" else {"format", "lint"}),
+        program="node_modules/.bin/biome",
+        always_checks=True,
+    )
+
+
+BIOME_CHECK = _biome("biome-check", "check")
+BIOME_FORMAT = _biome("biome-format", "format")
+BIOME_LINT = _biome("biome-lint", "lint")
+
 # The order fixers run in: imports sorted before formatting, lint fixes before the formatter
 # (both the fixes and the sorting change code the formatter then lays out).
-FIXERS: tuple[Fixer, ...] = (ISORT, RUFF_CHECK, BLACK, RUFF_FORMAT, GOFMT, CARGO_FMT, ESLINT, PRETTIER)
+FIXERS: tuple[Fixer, ...] = (
+    ISORT,
+    RUFF_CHECK,
+    BLACK,
+    RUFF_FORMAT,
+    GOIMPORTS,
+    GOFMT,
+    CARGO_FMT,
+    ESLINT,
+    BIOME_LINT,
+    BIOME_CHECK,
+    BIOME_FORMAT,
+    PRETTIER,
+)
 BY_NAME: dict[str, Fixer] = {f.name: f for f in FIXERS}
 # The PyPI packages of the Python fixers (installed by us, read from the repository's pins).
 PACKAGES: tuple[str, ...] = tuple(dict.fromkeys(f.package for f in FIXERS if not f.program))

@@ -15,17 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci_autofix.fixers.catalog import (
+    BIOME_CHECK,
+    BIOME_FORMAT,
+    BIOME_LINT,
     BLACK,
     CARGO_FMT,
     ESLINT,
     GOFMT,
+    GOIMPORTS,
     ISORT,
     PRETTIER,
     RUFF_CHECK,
     RUFF_FORMAT,
     Fixer,
 )
-from ci_autofix.fixers.recipes import make_recipe, nox_commands, tox_commands
+from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, script_lines, tox_commands
 from ci_autofix.workflow.tools import action_package
 from ci_autofix.workflow.versions import is_version
 
@@ -130,6 +134,10 @@ def _unwrap(words: list[str]) -> tuple[list[str], str | None]:
             words = _skip_options(words[2:])
         elif head == "uv" and words[1:3] == ["tool", "run"]:
             words = _skip_options(words[3:])
+        elif (
+            head == "yarn" and words[1:2] and words[1] not in ("exec", "run") and not words[1].startswith("-")
+        ):
+            words = words[1:]  # `yarn prettier --check .`: yarn runs a package's binary by its name
         elif head == "npx" or (head in ("npm", "pnpm", "yarn") and words[1:2] == ["exec"]):
             words = _skip_options(words[1:] if head == "npx" else words[2:])
             words = words[1:] if words[:1] == ["--"] else words
@@ -157,10 +165,33 @@ def _skip_options(words: list[str]) -> list[str]:
 
 
 _RUNNERS = {"make": make_recipe, "gmake": make_recipe, "tox": tox_commands, "nox": nox_commands}
+# a package manager running a `package.json` script; any other of its commands (`npm ci`, `yarn exec
+# prettier`, `yarn prettier` for a binary) is read as a command
+_PACKAGE_RUNNERS = frozenset({"npm", "yarn", "pnpm"})
 
 
 def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, depth: int = 0) -> None:
     runner = _task_runner(raw)
+    script = _script(raw)
+    if script is not None:
+        lines = script_lines(root, script) if root is not None and depth < _RUNNER_DEPTH else None
+        if lines is not None:
+            _read_lines(script, lines, facts, root, depth)  # type: ignore[arg-type]
+        elif root is not None:
+            facts.notes.append(
+                f"`{script}` could not be read through to the commands it runs (it is not there)."
+            )
+        return
+    if runner is not None and runner[0] in _PACKAGE_RUNNERS:
+        lines = (
+            package_script(root, runner[1:], runner[0])
+            if root is not None and depth < _RUNNER_DEPTH
+            else None
+        )
+        if lines is not None:
+            _read_lines(" ".join(runner), lines, facts, root, depth)  # type: ignore[arg-type]
+            return
+        runner = None
     if runner is not None:
         if root is not None and depth < _RUNNER_DEPTH:
             _read_through(runner, facts, root, depth)
@@ -190,6 +221,8 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
         fixer = ISORT
     elif tool == "cargo" and args[:1] == ["fmt"]:
         fixer, args = CARGO_FMT, args[1:]
+    elif tool == "biome" and args[:1] and args[0] in _BIOME:
+        fixer, args = _BIOME[args[0]], args[1:]
     elif tool in _BY_PROGRAM:
         fixer = _BY_PROGRAM[tool]
     else:
@@ -201,11 +234,30 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
 
 
 _RUNNER_DEPTH = 4
-_BY_PROGRAM = {"gofmt": GOFMT, "prettier": PRETTIER, "eslint": ESLINT}
+_BY_PROGRAM = {"gofmt": GOFMT, "goimports": GOIMPORTS, "prettier": PRETTIER, "eslint": ESLINT}
+# `biome ci` is `biome check` that never writes: its fix is `biome check --write`
+_BIOME = {"check": BIOME_CHECK, "ci": BIOME_CHECK, "format": BIOME_FORMAT, "lint": BIOME_LINT}
+
+
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+
+def _script(raw: list[str]) -> str | None:
+    """The repository script a command runs (`./.ci.gofmt.sh`, `bash scripts/lint.sh`), else None; a
+    program run by its path (`./node_modules/.bin/prettier`, `./gradlew`) is read as a command."""
+    words = raw
+    while words and (_ASSIGNMENT_RE.match(words[0]) or words[0].rsplit("/", 1)[-1] in _PREFIXES):
+        words = words[1:]
+    if len(words) > 1 and words[0].rsplit("/", 1)[-1] in _SHELLS and not words[1].startswith("-"):
+        return words[1]
+    if words and words[0].startswith("./") and words[0].endswith((".sh", ".bash")):
+        return words[0][2:]
+    return None
 
 
 def _task_runner(raw: list[str]) -> list[str] | None:
-    """`make`, `tox` or `nox` with its arguments (after `uv run` and the like), else None."""
+    """`make`, `tox`, `nox`, `npm`, `yarn` or `pnpm` with its arguments (after `uv run` and the like), else None."""
     words = raw
     while words and (_ASSIGNMENT_RE.match(words[0]) or words[0].rsplit("/", 1)[-1] in _PREFIXES):
         words = words[1:]
@@ -213,7 +265,7 @@ def _task_runner(raw: list[str]) -> list[str] | None:
     if head in _RUN_WRAPPERS and head != "tox" and words[1:2] == ["run"]:
         words = _skip_options(words[2:])
         head = words[0].rsplit("/", 1)[-1] if words else ""
-    if head not in _RUNNERS:
+    if head not in _RUNNERS and head not in _PACKAGE_RUNNERS:
         return None
     args = words[1:]
     if head == "tox" and args[:1] == ["run"]:  # tox 4: `tox run -e lint`
@@ -229,9 +281,14 @@ def _read_through(runner: list[str], facts: CommandFacts, root: Path, depth: int
             f"`{shown}` could not be read through to the commands it runs (its file or target is not there)."
         )
         return
+    _read_lines(shown, lines, facts, root, depth)
+
+
+def _read_lines(shown: str, lines: list[str], facts: CommandFacts, root: Path, depth: int) -> None:
     facts.notes.append(f"`{shown}` runs: " + "; ".join(f"`{line}`" for line in lines[:10]))
     for line in lines:
-        for words in simple_commands(line):
+        # the commands inside `$(...)` too: `if [ -n "$(gofmt -l .)" ]; then`
+        for words in (w for part in (line, *_SUBSTITUTION.findall(line)) for w in simple_commands(part)):
             _read_one(words, facts, root, depth + 1)
 
 

@@ -128,17 +128,19 @@ def read_repo_config(root: Path) -> RepoConfig:
 # The Go, Rust and Node tools' own configuration files, besides a package.json that depends on them.
 _OWN_FILES = {
     "gofmt": ("go.mod", "go.work"),  # gofmt has no configuration: a Go module is one that uses it
+    "goimports": ("go.mod", "go.work"),  # nor goimports (its `-local` is on the command line)
     "rustfmt": ("Cargo.toml", "rustfmt.toml", ".rustfmt.toml"),  # `cargo fmt` formats every crate
     "prettier": (".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".prettierrc.js",
                  ".prettierrc.cjs", ".prettierrc.mjs", ".prettierrc.toml", "prettier.config.js",
                  "prettier.config.cjs", "prettier.config.mjs"),
     "eslint": ("eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc",
                ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml"),
+    "@biomejs/biome": ("biome.json", "biome.jsonc"),
 }  # fmt: skip
 
 
 def _other_ecosystems(config: RepoConfig, root: Path) -> None:
-    """Where the repository configures gofmt, rustfmt, prettier and eslint."""
+    """Where the repository configures gofmt, goimports, rustfmt, prettier, eslint and biome."""
     for package, names in _OWN_FILES.items():
         for name in names:
             if _read(root, name) is not None:
@@ -149,7 +151,7 @@ def _other_ecosystems(config: RepoConfig, root: Path) -> None:
         return
     if not isinstance(manifest, dict):
         return
-    for package in ("prettier", "eslint"):
+    for package in ("prettier", "eslint", "@biomejs/biome"):
         for key in ("devDependencies", "dependencies"):
             listed = manifest.get(key)
             if isinstance(listed, dict) and package in listed:

@@ -167,7 +167,7 @@ def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict
 
 def _show(invocation: Invocation) -> str:
     fixer = invocation.fixer
-    sub = " ".join(fixer.command[:1]) if fixer.package == "ruff" or fixer.program == "cargo" else ""
+    sub = fixer.command[0] if fixer.package in ("ruff", "@biomejs/biome") or fixer.program == "cargo" else ""
     tool = fixer.program.rsplit("/", 1)[-1] if fixer.program else fixer.package
     return " ".join(p for p in (tool, sub, *invocation.args) if p)
 
@@ -180,20 +180,48 @@ def _arguments(
     if invocations:
         options: list[str] = []
         paths: list[str] = []
+        patterns: dict[str, str] = {}  # a glob the tool expands itself -> the directory it stays in
         whole = False
         for invocation in invocations:
             parsed = fix_arguments(fixer, invocation.args)
             options = options or list(parsed.options)
             inside = _inside(root, parsed.paths)
-            whole = whole or not inside
+            globbed = _patterns(root, parsed.paths) if fixer.expands_globs else {}
+            whole = whole or not (inside or globbed)
             paths += inside
-        scope = (REPOSITORY,) if whole else tuple(dict.fromkeys(paths))
+            patterns.update(globbed)
         if not fixer.takes_paths:
             return tuple(options), (REPOSITORY,)
-        return (*options, *scope), scope
+        if whole:
+            return (*options, REPOSITORY), (REPOSITORY,)
+        targets = tuple(dict.fromkeys([*paths, *patterns]))
+        return (*options, *targets), tuple(dict.fromkeys([*paths, *patterns.values()]))
     hook = next((h for h in config.hooks if h.fixer is fixer), None) if pre_commit else None
     options = list(fix_arguments(fixer, hook.args).options) if hook else []
     return (*options, *([REPOSITORY] if fixer.takes_paths else [])), (REPOSITORY,)
+
+
+_GLOB = re.compile(r"[*?\[{]")
+
+
+def _patterns(root: Path, paths: Sequence[str]) -> dict[str, str]:
+    """The glob patterns among `paths` (`'src/**/*.ts'`, `'{src,test}/**/*'`), each with the directory
+    before its first wildcard, when that is inside the repository: the tool expands them itself, and
+    what it writes stays in that directory. A pattern with `..` or an absolute one is dropped."""
+    sandbox = Sandbox(root)
+    kept: dict[str, str] = {}
+    for raw in paths:
+        match = _GLOB.search(raw)
+        if match is None or raw.startswith(("/", "!")) or ".." in raw.split("/"):
+            continue
+        base = raw[: match.start()].rpartition("/")[0] or REPOSITORY
+        try:
+            rel = sandbox.relative(base)
+        except SandboxViolation:
+            continue
+        if (sandbox.root / rel).is_dir():
+            kept[raw] = str(rel) if str(rel) != "." else REPOSITORY
+    return kept
 
 
 def _inside(root: Path, paths: Sequence[str]) -> list[str]:

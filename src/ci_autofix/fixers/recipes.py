@@ -1,6 +1,6 @@
 """What a task runner would run, read from its file without running it: a `make` target's
 recipe (the Makefile), a tox environment's `commands` (tox.ini), a nox session's `session.run`
-calls (noxfile.py, read with `ast`).
+calls (noxfile.py, read with `ast`), a `package.json` script (`npm run`, `npm test`, `yarn`, `pnpm`).
 
 A failing step that runs `make format-check` or `tox -e lint` names no tool itself; its recipe
 does. The files are the repository's (untrusted): size-capped, never followed out of the
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import json
 import re
 import shlex
 from pathlib import Path
@@ -125,6 +126,64 @@ def _expand(text: str, variables: dict[str, str]) -> str:
             break
         text = expanded
     return text.replace("$$", "$")
+
+
+# ---- package.json scripts ----------------------------------------------------------------------------
+# npm's own commands that run a script; yarn and pnpm run any other word as a script when
+# `package.json` has it (their own commands, `install`, `add`, `exec`..., are never scripts here)
+_NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+_NPM_LIFECYCLE = frozenset({"test", "t", "tst", "start", "stop", "restart"})
+_NOT_SCRIPTS = frozenset(
+    {"install", "i", "ci", "add", "remove", "rm", "uninstall", "exec", "dlx", "x", "create", "init", "why",
+     "link", "unlink", "pack", "publish", "config", "set", "cache", "info", "view", "outdated", "up",
+     "upgrade", "update", "audit", "dedupe", "import", "bin", "workspace", "workspaces", "version",
+     "help", "--version", "-v"}
+)  # fmt: skip
+
+
+def package_script(root: Path, args: list[str], runner: str = "npm") -> list[str] | None:
+    """The commands `npm run <name>` (`npm test`, `yarn <name>`, `pnpm run <name>`...) runs from
+    `package.json`'s `scripts`: `pre<name>`, the script, `post<name>`, with the arguments given
+    after it; None when the command runs no script or `package.json` does not have it."""
+    name, extra = _script_name(runner, args)
+    if name is None:
+        return None
+    try:
+        manifest = json.loads(_read(root, "package.json") or "null")
+    except json.JSONDecodeError:
+        return None
+    scripts = manifest.get("scripts") if isinstance(manifest, dict) else None
+    if not isinstance(scripts, dict) or not isinstance(scripts.get(name), str):
+        return None
+    main = " ".join([scripts[name], *(shlex.quote(a) for a in extra)])
+    around = [scripts.get(f"pre{name}"), main, scripts.get(f"post{name}")]
+    return [line for line in around if isinstance(line, str) and line.strip()]
+
+
+def _script_name(runner: str, args: list[str]) -> tuple[str | None, list[str]]:
+    words = [a for a in args if a not in ("-s", "--silent", "-q", "--quiet")]
+    if not words:
+        return None, []
+    head, rest = words[0], words[1:]
+    if runner == "npm" and head in _NPM_LIFECYCLE:
+        name = "test" if head in ("t", "tst") else head
+    elif head in _NPM_RUN and rest and not rest[0].startswith("-"):
+        name, rest = rest[0], rest[1:]
+    elif runner in ("yarn", "pnpm") and head not in _NOT_SCRIPTS and not head.startswith("-"):
+        name = head
+    else:
+        return None, []
+    return name, rest[1:] if rest[:1] == ["--"] else rest
+
+
+# ---- shell scripts ------------------------------------------------------------------------------------
+def script_lines(root: Path, path: str) -> list[str] | None:
+    """The lines of a shell script the step runs (`./.ci.gofmt.sh`, `bash scripts/lint.sh`), read as
+    words, never run; None when it is not a file inside the repository."""
+    text = _read(root, path)
+    if text is None or "\0" in text:
+        return None
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
 # ---- tox and nox ---------------------------------------------------------------------------------------

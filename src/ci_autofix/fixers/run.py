@@ -110,6 +110,11 @@ def _program(sandbox: Sandbox, fixer: Fixer) -> str | None:
 
 
 def _absent(fixer: Fixer) -> str:
+    if fixer.name == "goimports":
+        return (
+            "`goimports` is not installed here: it is not part of the Go distribution, and ci-autofix "
+            "does not install it (gofmt, which is, still runs when the step names it)"
+        )
     if "/" in fixer.program:
         return (
             f"`{fixer.program}` is not in the checkout: ci-autofix runs the repository's own {fixer.package}, "

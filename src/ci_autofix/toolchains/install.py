@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import platform
 import posixpath
 import shutil
 import stat
@@ -127,6 +128,13 @@ def fetch_checked(artifact: Artifact, path: Path) -> Path:
 def extract(archive: Path, into: Path, *, top: str) -> None:
     """Unpack `archive` (tar, gzip or xz) into `into`, refusing any member that is not a plain file,
     directory or link inside `top/`."""
+    if not safe_extraction():
+        raise ToolchainError(
+            f"this Python ({platform.python_version()}) cannot unpack the {top} archive safely: its "
+            "tarfile has no data filter, which keeps an archive's files inside the toolchain directory "
+            "and drops their owners and setuid bits; nothing was installed",
+            "Run ci-autofix with Python 3.11.4 or later (the Action's image has 3.13).",
+        )
     into.mkdir(mode=0o700)
     total = count = 0
     try:
@@ -146,6 +154,11 @@ def extract(archive: Path, into: Path, *, top: str) -> None:
         _refuse(archive, top, f"cannot be unpacked ({exc})")
     if not (into / top).is_dir():
         _refuse(archive, top, f"has no {top}/ directory")
+
+
+def safe_extraction() -> bool:
+    """Whether tarfile has the data filter (Python 3.11.4 and later): extraction relies on it."""
+    return hasattr(tarfile, "data_filter")
 
 
 def _check(member: tarfile.TarInfo, top: str) -> None:
