@@ -563,8 +563,8 @@ MUTATIONS = [
     Mutation(
         "tools-default-unhashed",
         "fixers/install.py",
-        '*(["--require-hashes", "-r", str(locked)] if locked else [spec]),',
-        "spec,",
+        '["--require-hashes", "-r", str(locked)]',
+        "[spec]",
         TOOLS,
     ),
     Mutation(
@@ -1173,8 +1173,15 @@ MUTATIONS = [
     Mutation(
         "repro-prerelease-picked",
         "workflow/ci_versions.py",
-        "        if not (isinstance(version, str) and is_version(version) and is_final(version)):",
-        "        if not (isinstance(version, str) and is_version(version)):",
+        "    found = newest(finals) or newest(pre_releases)",
+        "    found = newest(finals + pre_releases)",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-pre-release-never-picked",
+        "workflow/ci_versions.py",
+        "    found = newest(finals) or newest(pre_releases)",
+        "    found = newest(finals)",
         REPRO_VERSIONS,
     ),
     Mutation(
@@ -1225,6 +1232,13 @@ MUTATIONS = [
         '    lead = f"{first}{os.pathsep}" if first.is_dir() and any(first.iterdir()) else ""',
         '    lead = ""',
         ("tests/ladder/test_ladder.py",),
+    ),
+    Mutation(
+        "repro-old-black-without-its-click",
+        "fixers/install.py",
+        "                else [spec, *era_needs(package, requirement.exact)]",
+        "                else [spec]",
+        ("tests/fixers/test_install.py",),
     ),
     Mutation(
         "repro-no-tail-when-unverified",
