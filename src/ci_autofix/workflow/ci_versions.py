@@ -14,7 +14,8 @@ The job's log is untrusted text. A version is read from it only in its strict PE
 The last such line wins (a later install replaced an earlier one).
 
 For a range, or no pin at all, the version is the newest final release the range allows that
-the index had at the failing commit's date: the upload times of PyPI's JSON API
+the index had at the failing commit's date; when it had none, the newest pre-release, as pip picks
+(black's releases before 22.1.0 were all betas: an unpinned `black` in 2020 installed 19.10b0): the upload times of PyPI's JSON API
 (`<index>/<name>/json`). The index is ours (`INDEX_ENV`, PyPI by default; empty turns the lookup
 off), never a URL the repository names.
 """
@@ -134,7 +135,8 @@ class IndexUnknown(Exception):
 
 def newest_at(package: str, requirement: Requirement | None, date: datetime, index: str) -> str:
     """The newest final release of `package` that `requirement` allows and that the index had at
-    `date` (the first upload of any of its files); raises `IndexUnknown` with the reason."""
+    `date` (the first upload of any of its files), else its newest pre-release (pip's rule: a
+    pre-release is picked only when no final release fits); raises `IndexUnknown` with the reason."""
     url = f"{index.rstrip('/')}/{package}/json"
     if not url.startswith(("https://", "http://")):
         raise IndexUnknown(f"the package index URL {index!r} is not an http(s) URL")
@@ -147,16 +149,17 @@ def newest_at(package: str, requirement: Requirement | None, date: datetime, ind
     if not isinstance(releases, dict):
         raise IndexUnknown(f"the package index ({index}) lists no releases of {package}")
     when = date if date.tzinfo else date.replace(tzinfo=UTC)
-    candidates = []
+    finals: list[str] = []
+    pre_releases: list[str] = []
     for version, files in releases.items():
-        if not (isinstance(version, str) and is_version(version) and is_final(version)):
+        if not (isinstance(version, str) and is_version(version) and ".dev" not in version):
             continue
         if requirement is not None and not requirement.allows(version):
             continue
         uploaded = _first_upload(files)
         if uploaded is not None and uploaded <= when:
-            candidates.append(version)
-    found = newest(candidates)
+            (finals if is_final(version) else pre_releases).append(version)
+    found = newest(finals) or newest(pre_releases)
     if found is None:
         fits = f" allowed by `{requirement.spec}`" if requirement else ""
         raise IndexUnknown(f"the package index ({index}) had no release of {package}{fits} on {when.date()}")
