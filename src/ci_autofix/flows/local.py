@@ -121,6 +121,7 @@ def _ladder(
                     commands=commands.lines,
                     actions=commands.actions,
                     notes=commands.notes,
+                    setup=commands.setup,
                     workflow_job=commands.job,
                     matrix=commands.matrix,
                     author=author,
