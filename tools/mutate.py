@@ -1283,6 +1283,20 @@ MUTATIONS = [
         ("tests/workflow/test_replay.py",),
     ),
     Mutation(
+        "repro-pre-commit-other-hooks-dropped",
+        "workflow/replay.py",
+        "    if not hooks or other or filtered:",
+        "    if not hooks or filtered:",
+        ("tests/workflow/test_replay.py",),
+    ),
+    Mutation(
+        "repro-pre-commit-hook-fixes",
+        "workflow/replay.py",
+        '    RUFF_CHECK.name: (["ruff", "check", "--force-exclude"], frozenset({"--fix", "--exit-non-zero-on-fix"})),',
+        '    RUFF_CHECK.name: (["ruff", "check", "--force-exclude"], frozenset()),',
+        ("tests/workflow/test_replay.py",),
+    ),
+    Mutation(
         "repro-no-tail-when-unverified",
         "ladder/evidence.py",
         "        if telling is not None:  # what decided it",

@@ -185,3 +185,53 @@ def test_a_pdm_script_is_its_command_and_files_come_from_the_commit(tmp_path: Pa
     read = files_at(Git(source), Git(source).rev_parse("HEAD"))
     assert read("pyproject.toml") == pyproject and read("../repo/pyproject.toml") is None
     assert replay("bash /etc/profile\nsh ../x.sh", read).script == "bash /etc/profile\nsh ../x.sh"
+
+
+PRE_COMMIT = """\
+repos:
+  - repo: https://github.com/psf/black-pre-commit-mirror
+    rev: 24.1.1
+    hooks:
+      - id: black
+        args: [--skip-string-normalization]
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.8.6
+    hooks:
+      - id: ruff
+        args: [--fix, --exit-non-zero-on-fix]
+"""
+FLAKE8 = """\
+  - repo: https://github.com/PyCQA/flake8
+    rev: 7.0.0
+    hooks:
+      - id: flake8
+"""
+
+
+def test_pre_commit_hooks_of_our_tools_are_replayed_as_their_checks(tmp_path: Path) -> None:
+    checkout, lines, _, notes = _replayed(
+        tmp_path, {".pre-commit-config.yaml": PRE_COMMIT}, "pre-commit run --all-files --show-diff-on-failure"
+    )
+    assert lines == ["black --check --skip-string-normalization .", "ruff check --force-exclude ."]
+    assert notes == [
+        "`pre-commit run --all-files --show-diff-on-failure` is replayed as the checks its hooks run "
+        "(`black` at 24.1.1, `ruff` at v0.8.6), over the repository's files: "
+        "`black --check --skip-string-normalization .`; `ruff check --force-exclude .`."
+    ]
+    ran = _ours(checkout).run_command_line("\n".join(lines))
+    assert ran.exit_code == 1 and "1 file would be reformatted" in ran.output
+    assert (checkout / "demo.py").read_text() == UNFORMATTED["demo.py"]  # a check: the hook's `--fix` is gone
+
+
+def test_a_named_hook_is_replayed_alone_and_other_hooks_keep_the_step_as_written(tmp_path: Path) -> None:
+    files = {".pre-commit-config.yaml": PRE_COMMIT + FLAKE8}
+    _, lines, _, _ = _replayed(tmp_path / "one", files, "pre-commit run black --all-files")
+    assert lines == ["black --check --skip-string-normalization ."]
+    _, lines, _, notes = _replayed(tmp_path / "all", files, "pre-commit run --all-files")
+    assert lines == ["pre-commit run --all-files"]
+    assert notes == [
+        "`pre-commit run --all-files` is run as written: its hooks `flake8` are not a tool ci-autofix runs."
+    ]
+    _, lines, _, notes = _replayed(tmp_path / "changed", files, "pre-commit run black")
+    assert lines == ["pre-commit run black"]
+    assert "checks only the files a commit changed" in notes[0]

@@ -180,7 +180,7 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
     args = words[1:]
     if tool == "pre-commit":
         if args[:1] == ["run"]:
-            facts.pre_commit.append(PreCommitRun(_pre_commit_hooks(args[1:])))
+            facts.pre_commit.append(PreCommitRun(pre_commit_hooks_named(args[1:])))
         return
     fixer: Fixer
     if tool == "ruff":
@@ -264,7 +264,8 @@ _PRE_COMMIT_VALUES = frozenset(
 )
 
 
-def _pre_commit_hooks(args: list[str]) -> tuple[str, ...]:
+def pre_commit_hooks_named(args: list[str]) -> tuple[str, ...]:
+    """The hook ids `pre-commit run <args>` names (none: every hook)."""
     hooks: list[str] = []
     it = iter(args)
     for arg in it:

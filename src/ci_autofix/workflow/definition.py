@@ -17,7 +17,9 @@ which command it would need.
 A runnable step keeps what the runner gives it: `working-directory` (inside the repository only),
 `shell:` (`bash` and `sh` as the runner runs them; unset is the runner's `bash -e {0}`; others
 are not run) and the literal `env:` values of the workflow, job and step. Actions (`uses:`),
-composite actions and reusable workflows are not followed.
+composite actions and reusable workflows are not followed. A line that runs its tools through a
+runner CI set up (`uv run`, `tox -e`, `pre-commit run`, a repository script) is replayed as the
+tool invocations inside it (`workflow.replay`), read from the failing commit's files.
 """
 
 from __future__ import annotations

@@ -28,7 +28,9 @@ import shlex
 import tomllib
 from dataclasses import dataclass, field
 
-from ci_autofix.fixers.commands import skip_options
+from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
+from ci_autofix.fixers.commands import pre_commit_hooks_named, skip_options
+from ci_autofix.fixers.config import pre_commit_hooks
 from ci_autofix.fixers.recipes import Read, Session, nox_session, tox_env
 
 _WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch"})
@@ -95,6 +97,8 @@ def _resolve(words: list[str], read: Read, out: Replayed, depth: int) -> list[st
         return _wrapper(head, words, read, out, depth)
     if head == "tox" or head == "nox":
         return _session(head, words, read, out, depth)
+    if head == "pre-commit" and words[1:2] == ["run"]:
+        return _pre_commit(words, read, out)
     path = words[1] if head in ("bash", "sh") and len(words) > 1 else words[0] if "/" in words[0] else ""
     if path and not path.startswith("-"):
         return _repository_script(path, shown, read, out, depth)
@@ -185,6 +189,59 @@ def _session(head: str, words: list[str], read: Read, out: Replayed, depth: int)
         f"{_listed(found.commands)}{pip}."
     )
     return _each([w for w in commands if w], read, out, depth)
+
+
+# a hook of the tool's own repository, as a check over the repository's files: pre-commit passes every
+# tracked file of the hook's types, and fails when the hook changed one; the check mode fails the same.
+_HOOK_CHECKS: dict[str, tuple[list[str], frozenset[str]]] = {
+    RUFF_CHECK.name: (["ruff", "check", "--force-exclude"], frozenset({"--fix", "--exit-non-zero-on-fix"})),
+    RUFF_FORMAT.name: (["ruff", "format", "--force-exclude", "--check"], frozenset()),
+    BLACK.name: (["black", "--check"], frozenset()),
+    ISORT.name: (["isort", "--check-only"], frozenset()),
+}
+_HOOK_FILTERS = frozenset(
+    {"files", "exclude", "types", "types_or", "exclude_types", "stages", "pass_filenames"}
+)
+
+
+def _pre_commit(words: list[str], read: Read, out: Replayed) -> list[str] | None:
+    """`pre-commit run [hook] --all-files` as the checks of its hooks, when every hook it runs is one
+    of our tools' own hooks (at the `rev` the configuration pins, which the tools' versions follow)."""
+    shown = _join(words)
+    args = words[2:]
+    if "--all-files" not in args and "-a" not in args:
+        out.notes.append(f"`{shown}` checks only the files a commit changed, so it is run as written.")
+        return None
+    named = pre_commit_hooks_named(args)
+    config = read(".pre-commit-config.yaml") or read(".pre-commit-config.yml")
+    hooks = [h for h in pre_commit_hooks(config or "") if not named or str(h[2].get("id")) in named]
+    other = [
+        str(hook.get("id")) for _, _, hook, fixer in hooks if fixer is None or fixer.name not in _HOOK_CHECKS
+    ]
+    filtered = [str(hook.get("id")) for _, _, hook, _ in hooks if _HOOK_FILTERS & set(hook)]
+    if not hooks or other or filtered:
+        why = (
+            f"its hooks {', '.join(f'`{h}`' for h in other)} are not a tool ci-autofix runs"
+            if other
+            else f"its hooks {', '.join(f'`{h}`' for h in filtered)} choose their own files"
+            if filtered
+            else "the configuration has no such hook"
+        )
+        out.notes.append(f"`{shown}` is run as written: {why}.")
+        return None
+    lines = [_hook_check(fixer, hook) for _, _, hook, fixer in hooks if fixer is not None]
+    revs = ", ".join(f"`{hook.get('id')}` at {rev}" for _, rev, hook, _ in hooks)
+    out.notes.append(
+        f"`{shown}` is replayed as the checks its hooks run ({revs}), over the repository's files: {_listed(lines)}."
+    )
+    return lines
+
+
+def _hook_check(fixer: Fixer, hook: dict[str, object]) -> str:
+    command, dropped = _HOOK_CHECKS[fixer.name]
+    raw = hook.get("args", [])
+    args = [str(a) for a in raw if str(a) not in dropped] if isinstance(raw, list) else []
+    return _join([*command, *args, "."])
 
 
 def _repository_script(path: str, shown: str, read: Read, out: Replayed, depth: int) -> list[str] | None:
