@@ -235,3 +235,31 @@ def test_a_named_hook_is_replayed_alone_and_other_hooks_keep_the_step_as_written
     _, lines, _, notes = _replayed(tmp_path / "changed", files, "pre-commit run black")
     assert lines == ["pre-commit run black"]
     assert "checks only the files a commit changed" in notes[0]
+
+
+HATCH = """
+[tool.hatch.envs.style]
+detached = true
+dependencies = ["black", "ruff"]
+
+[tool.hatch.envs.style.scripts]
+check = ["black -q --check --diff demo.py", "lint"]
+lint = ["ruff check . {args}"]
+loop = ["echo {args:$HOME}"]
+"""
+
+
+def test_a_hatch_environment_script_is_its_commands_with_other_scripts_read_through(tmp_path: Path) -> None:
+    pyproject = UNFORMATTED["pyproject.toml"] + HATCH
+    checkout, lines, _, notes = _replayed(tmp_path, {"pyproject.toml": pyproject}, "hatch run style:check")
+    assert lines == ["black -q --check --diff demo.py", "ruff check ."]
+    assert notes[0] == (
+        "`hatch run style:check` runs the project's script `style:check`: "
+        "`black -q --check --diff demo.py`; `ruff check .`."
+    )
+    ran = _ours(checkout).run_command_line("\n".join(lines))
+    assert ran.exit_code == 1 and '+x = {"a": 1}' in ran.output  # black's diff
+    _, lines, _, _ = _replayed(
+        tmp_path / "other", {"pyproject.toml": pyproject}, "hatch run style:loop\nhatch run style:nope"
+    )
+    assert lines == ["hatch run style:loop", "hatch run style:nope"]  # an expansion, or no such script

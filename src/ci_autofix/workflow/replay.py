@@ -147,14 +147,35 @@ def _project_script(head: str, name: str, read: Read) -> list[list[str]] | None:
         table = tool.get("hatch", {}).get("envs", {}).get(env or "default", {}).get("scripts", {})
     if not isinstance(table, dict) or script not in table:
         return None if not env else []
+    return _script_commands(table, script, 0)
+
+
+_ARGS_RE = re.compile(r"\{args(?::(?P<default>[^{}]*))?\}")
+
+
+def _script_commands(table: dict[str, object], script: str, depth: int) -> list[list[str]]:
+    """A project script's commands, with `{args}` given nothing (its default, if any) and a command
+    that names another script of the same table read through, as hatch and pdm run them; empty when
+    one is not plain words."""
     value = table[script]
     if isinstance(value, dict):
         value = value.get("cmd")
     texts = [value] if isinstance(value, str) else value if isinstance(value, list) else None
-    if texts is None or not all(isinstance(t, str) for t in texts):
+    if texts is None or depth > _DEPTH or not all(isinstance(t, str) for t in texts):
         return []
-    found = [plain_words(t) for t in texts]
-    return [w for w in found if w] if all(found) else []
+    commands: list[list[str]] = []
+    for text in texts:
+        words = plain_words(_ARGS_RE.sub(lambda m: m.group("default") or "", str(text)))
+        if not words or any("{" in w for w in words):
+            return []
+        if words[0] in table and words[0] != script:
+            inner = _script_commands(table, words[0], depth + 1)
+            if not inner:
+                return []
+            commands += [[*inner[-1], *words[1:]] if i == len(inner) - 1 else c for i, c in enumerate(inner)]
+        else:
+            commands.append(words)
+    return commands
 
 
 def _session(head: str, words: list[str], read: Read, out: Replayed, depth: int) -> list[str] | None:
