@@ -1297,6 +1297,13 @@ MUTATIONS = [
         ("tests/workflow/test_replay.py",),
     ),
     Mutation(
+        "repro-environment-first-line-only",
+        "ladder/environment.py",
+        "    for line in (line for command in commands for line in command.splitlines()):",
+        "    for line in (command.split(chr(10))[0] for command in commands):",
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
         "repro-no-tail-when-unverified",
         "ladder/evidence.py",
         "        if telling is not None:  # what decided it",
