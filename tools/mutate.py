@@ -1250,7 +1250,7 @@ MUTATIONS = [
     Mutation(
         "repro-wrapper-elsewhere-peeled",
         "workflow/replay.py",
-        '    if any(w.split("=", 1)[0] in _ELSEWHERE for w in words[2:] if w.startswith("-")):',
+        '    if any(w.split("=", 1)[0] in _ELSEWHERE for w in own if w.startswith("-")):',
         "    if False:",
         ("tests/workflow/test_replay.py",),
     ),

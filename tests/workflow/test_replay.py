@@ -53,9 +53,11 @@ def _ours(checkout: Path) -> Sandbox:
 
 def test_a_uv_run_wrapper_is_peeled_and_the_tool_runs_in_our_environment(tmp_path: Path) -> None:
     checkout, lines, setup, notes = _replayed(
-        tmp_path, {}, "uv run --frozen --group lint black --check .\npoetry run ruff check ."
+        tmp_path,
+        {},
+        "uv run --frozen --group lint black --check .\npoetry run ruff check .\npoetry run mypy -p demo",
     )
-    assert lines == ["black --check .", "ruff check ."]
+    assert lines == ["black --check .", "ruff check .", "mypy -p demo"]  # `-p` is mypy's here, not a project
     assert setup == []
     assert notes[0] == (
         "`uv run --frozen --group lint black --check .` runs `black --check .` in the environment uv set up "

@@ -107,10 +107,11 @@ def _resolve(words: list[str], read: Read, out: Replayed, depth: int) -> list[st
 
 def _wrapper(head: str, words: list[str], read: Read, out: Replayed, depth: int) -> list[str] | None:
     shown = _join(words)
-    if any(w.split("=", 1)[0] in _ELSEWHERE for w in words[2:] if w.startswith("-")):
+    rest = skip_options(words[2:])
+    own = words[2 : len(words) - len(rest)]  # the wrapper's options, not the command's
+    if any(w.split("=", 1)[0] in _ELSEWHERE for w in own if w.startswith("-")):
         out.notes.append(f"`{shown}` runs in another directory, so it is run as written.")
         return None
-    rest = skip_options(words[2:])
     if not rest:
         return None
     defined = _project_script(head, rest[0], read)
