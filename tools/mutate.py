@@ -1304,6 +1304,13 @@ MUTATIONS = [
         ("tests/ladder/test_environment.py",),
     ),
     Mutation(
+        "repro-tox-factors-ignored",
+        "fixers/recipes.py",
+        "        if match is None:\n            kept.append(line)",
+        "        if True:\n            kept.append(line)",
+        ("tests/workflow/test_replay.py",),
+    ),
+    Mutation(
         "repro-no-tail-when-unverified",
         "ladder/evidence.py",
         "        if telling is not None:  # what decided it",

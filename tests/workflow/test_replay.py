@@ -265,3 +265,25 @@ def test_a_hatch_environment_script_is_its_commands_with_other_scripts_read_thro
         tmp_path / "other", {"pyproject.toml": pyproject}, "hatch run style:loop\nhatch run style:nope"
     )
     assert lines == ["hatch run style:loop", "hatch run style:nope"]  # an expansion, or no such script
+
+
+FACTORS_TOX_INI = """\
+[testenv]
+deps =
+    pytest
+    linters: -r requirements-linting.txt
+    linters,docs: werkzeug<2.3.0
+    !linters: coverage
+    py312-django: django
+commands =
+    pytest tests
+[testenv:linters]
+commands =
+    black --check demo.py
+"""
+
+
+def test_a_tox_environment_takes_only_the_deps_its_factors_select(tmp_path: Path) -> None:
+    _, lines, setup, _ = _replayed(tmp_path, {"tox.ini": FACTORS_TOX_INI}, "pip install tox\ntox -e linters")
+    assert lines == ["pip install tox", "black --check demo.py"]
+    assert setup == ["python -m pip install . pytest -r requirements-linting.txt 'werkzeug<2.3.0'"]

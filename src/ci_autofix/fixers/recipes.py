@@ -178,18 +178,39 @@ def tox_env(source: Path | Read, args: list[str]) -> Session | None:
         def value(name: str, section: str = section) -> str:
             return parser.get(section, name, fallback=None) or parser.get("testenv", name, fallback="") or ""
 
-        for line in value("commands").splitlines():
+        for line in _for_env(value("commands").splitlines(), env):
             line = line.strip().lstrip("-").strip()
             line = line.replace("{posargs}", "").replace("{toxinidir}", ".").strip()
             if line and not line.startswith("#"):
                 found.commands.append(line)
-        deps = [d.split("#", 1)[0].strip() for d in value("deps").splitlines()]
+        deps = [d.split("#", 1)[0].strip() for d in _for_env(value("deps").splitlines(), env)]
         words = [w for dep in deps if dep for w in shlex.split(dep.replace("{toxinidir}", "."))]
         if value("skip_install").strip().lower() != "true":
             words.insert(0, ".")
         if words:
             found.installs.append(words)
     return found
+
+
+_FACTORS_RE = re.compile(r"^\s*(?P<factors>[\w.!,-]+):\s+(?P<rest>.*)$")
+
+
+def _for_env(lines: list[str], env: str) -> list[str]:
+    """The lines of a tox setting that apply to `env`: a `factor: value` line only when the
+    environment's name has that factor (`a,b:` either, `a-b:` both, `!a:` not a)."""
+    factors = set(env.split("-"))
+
+    def has(factor: str) -> bool:
+        return factor[1:] not in factors if factor.startswith("!") else factor in factors
+
+    kept = []
+    for line in lines:
+        match = _FACTORS_RE.match(line)
+        if match is None:
+            kept.append(line)
+        elif any(all(has(f) for f in part.split("-")) for part in match.group("factors").split(",")):
+            kept.append(match.group("rest"))
+    return kept
 
 
 def nox_commands(root: Path | Read, args: list[str]) -> list[str] | None:
