@@ -1311,6 +1311,20 @@ MUTATIONS = [
         ("tests/workflow/test_replay.py",),
     ),
     Mutation(
+        "repro-run-date-ignored",
+        "workflow/ci_versions.py",
+        "            if ran is not None and (date is None or ran > date):",
+        "            if False:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
+        "repro-run-date-before-the-commit",
+        "workflow/ci_versions.py",
+        "            if ran is not None and (date is None or ran > date):",
+        "            if ran is not None:",
+        REPRO_VERSIONS,
+    ),
+    Mutation(
         "repro-no-tail-when-unverified",
         "ladder/evidence.py",
         "        if telling is not None:  # what decided it",

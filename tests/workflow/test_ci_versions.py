@@ -138,3 +138,15 @@ def test_the_index_is_asked_once_per_package_and_range(index: tuple[str, list[st
     run = CIRun(date=_day("2025-01-08T18:00:00"), index=index[0])
     assert run.released("ruff", None) == run.released("ruff", None) == "0.8.6"
     assert index[1] == ["/pypi/ruff/json"]
+
+
+def test_the_date_is_when_the_job_ran_when_that_is_after_the_commit(index: tuple[str, list[str]]) -> None:
+    # the commit is from the morning of 2025-01-08, before that day's 0.8.6; CI ran two days later
+    commit = _day("2025-01-08T09:00:00")
+    log = "2025-01-10T18:00:00.1234567Z ##[group]Run ruff format --check .\n2025-01-10T18:00:01.0Z would reformat a.py\n"
+    assert CIRun.read([log], commit, index[0]).released("ruff", None) == "0.9.1"
+    assert CIRun.read([log.encode()], commit, index[0]).date == _day("2025-01-10T18:00:00")
+    # a stamp before the commit (a clock, or a log, that cannot be right) and no stamp: the commit's date
+    early = log.replace("2025-01-10", "2024-12-01")
+    assert CIRun.read([early], commit, index[0]).released("ruff", None) == "0.8.5"
+    assert CIRun.read(["ruff format --check .\n"], commit, index[0]).date == commit
