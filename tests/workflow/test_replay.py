@@ -275,6 +275,9 @@ deps =
     linters,docs: werkzeug<2.3.0
     !linters: coverage
     py312-django: django
+    {py3.7,py3.8}-common: requests<2
+    {linters,docs}-{a,b}: not-this
+    {py3.7,linters}: six
 commands =
     pytest tests
 [testenv:linters]
@@ -286,4 +289,4 @@ commands =
 def test_a_tox_environment_takes_only_the_deps_its_factors_select(tmp_path: Path) -> None:
     _, lines, setup, _ = _replayed(tmp_path, {"tox.ini": FACTORS_TOX_INI}, "pip install tox\ntox -e linters")
     assert lines == ["pip install tox", "black --check demo.py"]
-    assert setup == ["python -m pip install . pytest -r requirements-linting.txt 'werkzeug<2.3.0'"]
+    assert setup == ["python -m pip install . pytest -r requirements-linting.txt 'werkzeug<2.3.0' six"]

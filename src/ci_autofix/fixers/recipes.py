@@ -192,12 +192,13 @@ def tox_env(source: Path | Read, args: list[str]) -> Session | None:
     return found
 
 
-_FACTORS_RE = re.compile(r"^\s*(?P<factors>[\w.!,-]+):\s+(?P<rest>.*)$")
+_FACTORS_RE = re.compile(r"^\s*(?P<factors>[\w.!,{}-]+):\s+(?P<rest>.*)$")
+_BRACES_RE = re.compile(r"\{([^{}]*)\}")
 
 
 def _for_env(lines: list[str], env: str) -> list[str]:
     """The lines of a tox setting that apply to `env`: a `factor: value` line only when the
-    environment's name has that factor (`a,b:` either, `a-b:` both, `!a:` not a)."""
+    environment's name has that factor (`a,b:` either, `a-b:` both, `!a:` not a, `{a,b}-c:` a-c or b-c)."""
     factors = set(env.split("-"))
 
     def has(factor: str) -> bool:
@@ -208,9 +209,23 @@ def _for_env(lines: list[str], env: str) -> list[str]:
         match = _FACTORS_RE.match(line)
         if match is None:
             kept.append(line)
-        elif any(all(has(f) for f in part.split("-")) for part in match.group("factors").split(",")):
+        elif any(all(has(f) for f in part.split("-")) for part in _alternatives(match.group("factors"))):
             kept.append(match.group("rest"))
     return kept
+
+
+def _alternatives(expression: str) -> list[str]:
+    """A factor expression's alternatives: its top-level `,` and its `{a,b}` groups expanded."""
+    parts = re.split(r",(?![^{]*\})", expression)
+    found: list[str] = []
+    for part in parts:
+        match = _BRACES_RE.search(part)
+        if match is None:
+            found.append(part)
+            continue
+        for choice in match.group(1).split(","):
+            found += _alternatives(part[: match.start()] + choice + part[match.end() :])
+    return found
 
 
 def nox_commands(root: Path | Read, args: list[str]) -> list[str] | None:
