@@ -49,6 +49,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,6 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VERSION = re.compile(r"^\d+(\.\d+){0,3}((a|b|rc)\d+)?$")
 _PATHS = re.compile(r"[\w./-]+\.(?:pyi?|ipynb|[cm]?[jt]sx?|json|md|ya?ml|go|css|scss|html|vue)\b")
-_STAMP = "2026-01-01T00:00:00.0000000Z "
 _INSTALLING = threading.Lock()  # one clone or tool installation at a time, so parallel cases share them
 
 
@@ -115,6 +115,7 @@ class Case:
     formatter: str = ""  # the repository's formatter command, run on both sides before comparing
     formatter_version: str = ""  # its version (default: `version` when the formatter is `tool`)
     extra: tuple[str, ...] = ()  # further pinned packages the command needs (flake8 plugins)
+    ran: str = ""  # when CI ran the step (ISO 8601), when known to be later than the failing commit
     note: str = ""  # why it is not fixable, or what else to know
 
     @property
@@ -148,7 +149,13 @@ _REQUIRED: dict[str, type] = {
     "version_where": str,
     "fixable": bool,
 }
-_OPTIONAL: dict[str, type] = {"formatter": str, "formatter_version": str, "extra": list, "note": str}
+_OPTIONAL: dict[str, type] = {
+    "formatter": str,
+    "formatter_version": str,
+    "extra": list,
+    "note": str,
+    "ran": str,
+}
 
 
 def parse_cases(text: str) -> list[Case]:
@@ -209,6 +216,11 @@ def _check(case: Case, where: str) -> None:
     for item in case.extra:
         if not re.match(r"^[A-Za-z0-9_.-]+==[\w.]+$", item):
             problems.append(f"`extra` item {item!r} is not name==version")
+    if case.ran:
+        try:
+            datetime.fromisoformat(case.ran)
+        except ValueError:
+            problems.append(f"`ran` {case.ran!r} is not an ISO 8601 date and time")
     if not case.fixable and not case.note:
         problems.append("a case no fixer can fix says why in `note`")
     if problems:
@@ -307,13 +319,15 @@ def reported_files(output: str, root: Path) -> list[str]:
     return sorted(found)
 
 
-def github_log(step: str, output: str, exit_code: int) -> str:
-    """A failed `run:` step as the GitHub runner logs it: header, script echo, output, exit line."""
+def github_log(step: str, output: str, exit_code: int, ran: str) -> str:
+    """A failed `run:` step as the GitHub runner logs it: header, script echo, output, exit line,
+    each line stamped with `ran` (when the job ran, UTC) as the runner stamps it."""
     lines = [f"##[group]Run {step.splitlines()[0]}"]
     lines += [f"\x1b[36;1m{line}\x1b[0m" for line in step.splitlines()]
     lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output.splitlines()]
     lines.append(f"##[error]Process completed with exit code {exit_code}.")
-    return "".join(f"{_STAMP}{line}\n" for line in lines)
+    stamp = datetime.fromisoformat(ran).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.0000000Z ")
+    return "".join(f"{stamp}{line}\n" for line in lines)
 
 
 _VERIFICATION = re.compile(r"^Verification: (?P<outcome>[\w-]+(?: run)?)(?P<reason>.*)$", re.M)
@@ -525,7 +539,8 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
             result.seconds = time.monotonic() - start
             return result
         log = work / "failed.log"
-        log.write_text(github_log(case.step, output, code or 1))
+        ran = case.ran or _git("log", "-1", "--format=%cI", case.failing, cwd=repo).strip()
+        log.write_text(github_log(case.step, output, code or 1, ran))
         env = {
             k: v
             for k, v in os.environ.items()

@@ -147,8 +147,13 @@ def test_reported_files_are_the_files_of_the_checkout_the_output_names(tmp_path:
 
 @pytest.mark.e2e  # our entrypoint in a subprocess
 def test_the_log_is_a_failed_github_step_that_triage_reads_back(tmp_path: Path) -> None:
-    log = rh.github_log("black --version\nblack --check .", "would reformat a.py\n", 1)
+    log = rh.github_log(
+        "black --version\nblack --check .", "would reformat a.py\n", 1, "2026-02-03T15:03:18+01:00"
+    )
     assert "##[group]Run black --version" in log
+    assert all(
+        line.startswith("2026-02-03T14:03:18.0000000Z ") for line in log.splitlines()
+    )  # when CI ran, UTC
     assert log.rstrip().endswith("##[error]Process completed with exit code 1.")
     path = tmp_path / "failed.log"
     path.write_text(log)

@@ -14,7 +14,7 @@ from typing import ClassVar
 import pytest
 
 from ci_autofix.fixers import plan_fixers, run_fixers
-from ci_autofix.fixers.install import Installed, Installer, Unavailable, _pip_env, default
+from ci_autofix.fixers.install import Installed, Installer, Unavailable, _pip_env, default, era_needs
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.workflow.versions import Requirement
 from tests.testing.fixer_projects import BIN, Project, own_version
@@ -257,3 +257,28 @@ def test_every_fixer_has_a_default_and_the_dev_extra_pins_the_same_version() -> 
         assert locked.version == own_version(package), package
         pins = [line for line in locked.requirements.read_text().splitlines() if "==" in line]
         assert pins and all(line.endswith(" \\") for line in pins)  # every pin is followed by its hashes
+
+
+# black 22.1.0 (as poetry.lock pinned it in rich and isort in 2022) imports click's `_unicodefun`,
+# which click 8.1 removed: with today's click, `black --version` itself fails.
+OLD_BLACK = "22.1.0"
+
+
+def test_black_before_22_3_needs_a_click_before_8_1() -> None:
+    assert era_needs("black", "22.1.0") == ("click<8.1",)
+    assert era_needs("black", "19.10b0") == ("click<8.1",)
+    assert era_needs("black", "22.3.0") == ()
+    assert era_needs("black", "24.1.1") == ()
+    assert era_needs("black", None) == ()
+    assert era_needs("ruff", "0.0.290") == ()
+
+
+@pytest.mark.slow
+def test_an_old_black_is_installed_with_its_era_click_and_formats(tools_dir: Path, tmp_path: Path) -> None:
+    tool = Installer(tools_dir, timeout=300, search=[]).tool("black", Requirement(f"=={OLD_BLACK}"))
+    assert isinstance(tool, Installed), tool
+    assert (tool.version, tool.installed) == (OLD_BLACK, True)
+    source = tmp_path / "demo.py"
+    source.write_text("x = {  'a':37,'b':42}\n")
+    subprocess.run([str(tool.executable), "--quiet", str(source)], check=True, capture_output=True)
+    assert source.read_text() == 'x = {"a": 37, "b": 42}\n'

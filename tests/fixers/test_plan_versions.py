@@ -5,6 +5,7 @@ like, exact pins of the project's metadata, then the newest release at the faili
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,7 +130,7 @@ def test_an_unpinned_tool_runs_at_the_newest_release_of_the_commits_day(
     head = project.git("rev-parse", "HEAD").strip()
     date = commit_date(Git(project.root), head)
     assert date == datetime(2025, 1, 8, 18, tzinfo=UTC)
-    log = _log(project)
+    log = re.sub(r"(?m)^\S+Z ", "", _log(project))  # a log without the runner's timestamps
     with ruff_index() as (index, _asked):
         ci = CIRun.read([log], date, index)
         plan = plan_fixers(project.root, diagnose(log), ["auto"], [STEP], ci)
@@ -139,6 +140,16 @@ def test_an_unpinned_tool_runs_at_the_newest_release_of_the_commits_day(
         run.pin_source
         == "the newest release on 2025-01-08 (the failing commit's date) for >=0.8 (requirements-dev.txt)"
     )
+    # the log's own timestamps: CI ran the day after, when 0.9.0 was out
+    with ruff_index() as (index, _asked):
+        ci = CIRun.read([re.sub(r"(?m)^", "2025-01-09T18:00:00.0000000Z ", log)], date, index)
+        plan = plan_fixers(project.root, diagnose(log), ["auto"], [STEP], ci)
+    assert [(s.requirement, s.pin_source) for s in plan] == [
+        (
+            Requirement("==0.9.0"),
+            "the newest release on 2025-01-09 (when the failed job ran) for >=0.8 (requirements-dev.txt)",
+        )
+    ]
 
 
 def test_an_exact_pin_is_not_asked_of_the_index(project: Project) -> None:

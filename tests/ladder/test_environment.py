@@ -3,12 +3,14 @@ package from the index), and a setup that fails says so with pip's own words."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from ci_autofix.ladder.environment import Environment
+from ci_autofix.ladder.environment import Environment, needs_environment
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
 from tests.testing.git import DEV, git
@@ -57,3 +59,24 @@ def test_a_job_setup_that_fails_here_is_the_evidence_with_pips_words(tmp_path: P
     )
     assert not setup.ok and setup.command == "python -m pip install -r requirements/ci.txt"
     assert "six==0.0.0.1" in setup.tail  # pip says which requirement it could not satisfy
+
+
+def test_every_line_of_a_replayed_session_counts_in_whether_it_needs_the_environment(tmp_path: Path) -> None:
+    # `tox -e lint` replayed: a standalone linter first, then a command that needs what the session installs
+    project = _project(tmp_path, "six==1.16.0\n")
+    ruff = Path(sys.executable).parent  # last on PATH: its python is not the one the check must find
+    sandbox = dataclasses.replace(project, extra_env={"PATH": f"{os.environ['PATH']}:{ruff}"})
+    session = f"ruff --version\n{CHECK}"
+    [run] = reproduce(
+        sandbox,
+        [session],
+        timeout=300,
+        env_dir=tmp_path / "env",
+        job_setup=["python -m pip install -r requirements/ci.txt"],
+    )
+    assert run.ok and run.tail.splitlines()[-1] == "1.16.0", run.tail
+
+
+def test_the_lines_that_set_up_the_shell_are_not_programs_that_need_the_environment() -> None:
+    assert not needs_environment(["cd -- src\nexport LINT=1\nset +o pipefail\n(\nset -eux\nruff check .\n)"])
+    assert needs_environment(["cd -- src\nruff check .\ncheck-manifest"])

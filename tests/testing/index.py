@@ -1,5 +1,5 @@
 """A package index's JSON API (PyPI's shape, `https://pypi.org/pypi/<name>/json`) on 127.0.0.1,
-holding ruff's real release days around January 2025."""
+holding ruff's real release days around January 2025, and black's around its first final release."""
 
 from __future__ import annotations
 
@@ -33,8 +33,23 @@ RUFF = {
 }
 
 
+# black's real release days around its first final release: every release before 22.1.0 was a beta
+BLACK = {
+    "info": {"name": "black", "version": "22.1.0"},
+    "releases": {
+        "19.3b0": _files("2019-03-14"),
+        "19.10b0": _files("2019-10-28"),
+        "20.8b0": _files("2020-08-26"),
+        "20.8b1": _files("2020-08-26"),
+        "21.12b0": _files("2021-12-05"),
+        "22.1.0": _files("2022-01-29"),
+        "22.3.0.dev0": _files("2022-02-01"),  # a development release is never picked
+    },
+}
+
+
 class _Index(http.server.BaseHTTPRequestHandler):
-    packages: ClassVar[dict[str, object]] = {"ruff": RUFF}
+    packages: ClassVar[dict[str, object]] = {"ruff": RUFF, "black": BLACK}
     asked: list[str]
 
     def do_GET(self) -> None:

@@ -105,9 +105,26 @@ def test_the_newest_release_at_the_commits_date_that_fits(
     assert index[1] == ["/pypi/ruff/json"]
 
 
+@pytest.mark.parametrize(
+    ("spec", "date", "version"),
+    [
+        (None, "2020-06-22T00:00:00", "19.10b0"),  # pyramid's unpinned `black` in tox.ini, as CI installed it
+        (None, "2020-09-01T00:00:00", "20.8b1"),
+        ("<20", "2021-12-06T00:00:00", "19.10b0"),
+        (None, "2022-02-02T00:00:00", "22.1.0"),  # once a final release fits, no pre-release (nor .dev)
+        ("<22.1.0", "2022-02-02T00:00:00", "21.12b0"),
+    ],
+)
+def test_with_no_final_release_that_fits_the_newest_pre_release_is_what_pip_installed(
+    index: tuple[str, list[str]], spec: str | None, date: str, version: str
+) -> None:
+    requirement = Requirement.parse(spec) if spec else None
+    assert newest_at("black", requirement, _day(date), index[0]) == version
+
+
 def test_when_the_index_cannot_say_the_reason_is_given(index: tuple[str, list[str]]) -> None:
-    with pytest.raises(IndexUnknown, match=r"could not be read for black: HTTP Error 404"):
-        newest_at("black", None, _day("2025-01-08T00:00:00"), index[0])
+    with pytest.raises(IndexUnknown, match=r"could not be read for isort: HTTP Error 404"):
+        newest_at("isort", None, _day("2025-01-08T00:00:00"), index[0])
     with pytest.raises(IndexUnknown, match=r"had no release of ruff allowed by `>=1.0` on 2025-01-08"):
         newest_at("ruff", Requirement.parse(">=1.0"), _day("2025-01-08T00:00:00"), index[0])
     with pytest.raises(IndexUnknown, match="not an http"):
@@ -121,3 +138,15 @@ def test_the_index_is_asked_once_per_package_and_range(index: tuple[str, list[st
     run = CIRun(date=_day("2025-01-08T18:00:00"), index=index[0])
     assert run.released("ruff", None) == run.released("ruff", None) == "0.8.6"
     assert index[1] == ["/pypi/ruff/json"]
+
+
+def test_the_date_is_when_the_job_ran_when_that_is_after_the_commit(index: tuple[str, list[str]]) -> None:
+    # the commit is from the morning of 2025-01-08, before that day's 0.8.6; CI ran two days later
+    commit = _day("2025-01-08T09:00:00")
+    log = "2025-01-10T18:00:00.1234567Z ##[group]Run ruff format --check .\n2025-01-10T18:00:01.0Z would reformat a.py\n"
+    assert CIRun.read([log], commit, index[0]).released("ruff", None) == "0.9.1"
+    assert CIRun.read([log.encode()], commit, index[0]).date == _day("2025-01-10T18:00:00")
+    # a stamp before the commit (a clock, or a log, that cannot be right) and no stamp: the commit's date
+    early = log.replace("2025-01-10", "2024-12-01")
+    assert CIRun.read([early], commit, index[0]).released("ruff", None) == "0.8.5"
+    assert CIRun.read(["ruff format --check .\n"], commit, index[0]).date == commit

@@ -131,18 +131,18 @@ def _unwrap(words: list[str]) -> tuple[list[str], str | None]:
         elif _PYTHON_RE.match(head) and len(words) > 1 and words[1] == "-m":
             words = words[2:]
         elif head in _RUN_WRAPPERS and len(words) > 1 and words[1] == "run":
-            words = _skip_options(words[2:])
+            words = skip_options(words[2:])
         elif head == "uv" and words[1:3] == ["tool", "run"]:
-            words = _skip_options(words[3:])
+            words = skip_options(words[3:])
         elif (
             head == "yarn" and words[1:2] and words[1] not in ("exec", "run") and not words[1].startswith("-")
         ):
             words = words[1:]  # `yarn prettier --check .`: yarn runs a package's binary by its name
         elif head == "npx" or (head in ("npm", "pnpm", "yarn") and words[1:2] == ["exec"]):
-            words = _skip_options(words[1:] if head == "npx" else words[2:])
+            words = skip_options(words[1:] if head == "npx" else words[2:])
             words = words[1:] if words[:1] == ["--"] else words
         elif head in ("uvx", "pipx"):
-            words = _skip_options(words[2:] if head == "pipx" and words[1:2] == ["run"] else words[1:])
+            words = skip_options(words[2:] if head == "pipx" and words[1:2] == ["run"] else words[1:])
         else:
             break
     if words:
@@ -155,11 +155,19 @@ def _unwrap(words: list[str]) -> tuple[list[str], str | None]:
     return words, pin
 
 
-def _skip_options(words: list[str]) -> list[str]:
+_VALUED = frozenset(
+    {"--with", "--from", "--python", "-p", "--spec", "--group", "--extra", "-e", "--package", "--only-group"}
+    | {"--with-editable", "--with-requirements", "--env-file", "--directory", "--project"}
+)
+
+
+def skip_options(words: list[str]) -> list[str]:
+    """`words` without the options of a wrapper (`uv run --frozen --group lint ruff ...`) before
+    the command it runs."""
     while words and words[0].startswith("-"):
         option = words[0]
         words = words[1:]
-        if option in ("--with", "--from", "--python", "-p", "--spec", "--group", "--extra", "-e") and words:
+        if option in _VALUED and words:
             words = words[1:]
     return words
 
@@ -203,7 +211,7 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
     args = words[1:]
     if tool == "pre-commit":
         if args[:1] == ["run"]:
-            facts.pre_commit.append(PreCommitRun(_pre_commit_hooks(args[1:])))
+            facts.pre_commit.append(PreCommitRun(pre_commit_hooks_named(args[1:])))
         return
     fixer: Fixer
     if tool == "ruff":
@@ -263,7 +271,7 @@ def _task_runner(raw: list[str]) -> list[str] | None:
         words = words[1:]
     head = words[0].rsplit("/", 1)[-1] if words else ""
     if head in _RUN_WRAPPERS and head != "tox" and words[1:2] == ["run"]:
-        words = _skip_options(words[2:])
+        words = skip_options(words[2:])
         head = words[0].rsplit("/", 1)[-1] if words else ""
     if head not in _RUNNERS and head not in _PACKAGE_RUNNERS:
         return None
@@ -313,7 +321,8 @@ _PRE_COMMIT_VALUES = frozenset(
 )
 
 
-def _pre_commit_hooks(args: list[str]) -> tuple[str, ...]:
+def pre_commit_hooks_named(args: list[str]) -> tuple[str, ...]:
+    """The hook ids `pre-commit run <args>` names (none: every hook)."""
     hooks: list[str] = []
     it = iter(args)
     for arg in it:

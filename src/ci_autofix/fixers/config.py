@@ -489,7 +489,21 @@ def _pre_commit_repos(text: str) -> list[_Repo]:
             elif not value:
                 hook[key] = []
                 list_key = (key, len(key_match.group("indent")))
+            else:
+                hook[key] = _scalar(value)
     return repos
+
+
+def pre_commit_hooks(text: str) -> list[tuple[str, str, dict[str, Any], Fixer | None]]:
+    """Every hook of a `.pre-commit-config.yaml` text, in order: (its repository's URL, its `rev`,
+    its mapping, the fixer it runs or None)."""
+    found = []
+    for repo in _pre_commit_repos(text):
+        package = next((pkg for marker, pkg in PRE_COMMIT_REPOS if marker in repo.url.lower()), None)
+        for hook in repo.hooks:
+            fixer = _hook_fixer(str(hook.get("id", "")), "", package) if package else None
+            found.append((repo.url, repo.rev, hook, fixer))
+    return found
 
 
 def _strip_comment(line: str) -> str:

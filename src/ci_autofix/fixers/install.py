@@ -9,6 +9,10 @@ pin it satisfies, and no installed tool does) comes from `defaults/<package>.txt
 and its dependencies with hashes, so pip installs exactly the files locked at release; the image
 ships no fixer tool and installs one the first time a run needs it. A failed installation is an
 `Unavailable` with the reason.
+
+An old release of a tool is installed with what its era needs (`ERA_NEEDS`): the newest release of a
+dependency it set no upper bound on can break it (black before 22.3 imports what click 8.1 removed,
+so `black --version` itself fails), as it did not when CI ran it.
 """
 
 from __future__ import annotations
@@ -24,11 +28,23 @@ from ci_autofix import shell
 from ci_autofix.fixers.catalog import FIXERS
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import others_can_run
-from ci_autofix.workflow.versions import VERSION, Requirement
+from ci_autofix.workflow.versions import VERSION, Requirement, newest
 
 _READY = ".ci-autofix-ready"
 _VERSION_RE = re.compile(rf"\b({VERSION})\b")
 DEFAULTS = Path(__file__).with_name("defaults")  # <package>.txt, written by ci/container/lock
+# package -> (the first release that works with today's dependencies, what the releases before it need)
+ERA_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "black": ("22.3.0", ("click<8.1",)),  # click 8.1 removed `_unicodefun`, which black < 22.3 imports
+}
+
+
+def era_needs(package: str, version: str | None) -> tuple[str, ...]:
+    """The dependency pins `package` at `version` needs to run today (empty: none, or not known)."""
+    first, needs = ERA_NEEDS.get(package, ("", ()))
+    if version is None or not needs or newest([version, first]) == version:
+        return ()
+    return needs
 
 
 @dataclass(frozen=True)
@@ -135,7 +151,11 @@ class Installer:
             "--no-input",
             "--only-binary=:all:",
             "--quiet",
-            *(["--require-hashes", "-r", str(locked)] if locked else [spec]),
+            *(
+                ["--require-hashes", "-r", str(locked)]
+                if locked
+                else [spec, *era_needs(package, requirement.exact)]
+            ),
         ]
         venv_python = str(target / "bin" / "python")
         pip = self._pip_python()

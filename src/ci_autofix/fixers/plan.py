@@ -99,7 +99,8 @@ def pinned(
        pre-commit hook's revision);
     3. the repository's exact pin (`RepoConfig.pin`: pre-commit's when pre-commit failed; lock
        files, requirements and constraints files and hook revisions before the project's metadata);
-    4. for a range or no pin, the newest release the range allows at the failing commit's date
+    4. for a range or no pin, the newest release the range allows when CI ran (the log's timestamp,
+       else the failing commit's date)
        (the package index's upload times); when the index cannot say, the range itself (the tool
        installed here when it fits, else the newest the range allows) and a note saying why.
 
@@ -126,9 +127,9 @@ def _decide(
     try:
         version = ci.released(package, requirement)
     except IndexUnknown as why:
-        return requirement, f"{fits}; the newest release at the failing commit's date is not known: {why}"
+        return requirement, f"{fits}; the newest release at {ci.dated} is not known: {why}"
     day = ci.date.date() if ci.date else "?"
-    return Requirement(f"=={version}"), f"the newest release on {day} (the failing commit's date) for {fits}"
+    return Requirement(f"=={version}"), f"the newest release on {day} ({ci.dated}) for {fits}"
 
 
 def _auto(diagnosis: Diagnosis, facts: CommandFacts, config: RepoConfig) -> dict[str, str]:

@@ -7,6 +7,9 @@ does. The files are the repository's (untrusted): size-capped, never followed ou
 repository, never executed, and what they say is only ever read back as words (`commands`),
 never run as ours. Make's variables are expanded from the Makefile's own plain assignments;
 prerequisites run first, as make runs them.
+
+tox and nox are read from a `Path` (the checkout) or a `Read` (the failing commit's git objects,
+`workflow.replay`), with what they install before the commands (`tox_env`, `nox_session`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,12 @@ import configparser
 import json
 import re
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+
+# a repository file's text by its path relative to the repository's root, or None
+Read = Callable[[str], str | None]
 
 _MAX_BYTES = 1024 * 1024
 _DEPTH = 5
@@ -187,10 +195,30 @@ def script_lines(root: Path, path: str) -> list[str] | None:
 
 
 # ---- tox and nox ---------------------------------------------------------------------------------------
-def tox_commands(root: Path, args: list[str]) -> list[str] | None:
+@dataclass
+class Session:
+    """What a tox environment or nox session runs: its commands, and what it installs first
+    (as words of `pip install`, in order; empty when it installs nothing)."""
+
+    commands: list[str] = field(default_factory=list)
+    installs: list[list[str]] = field(default_factory=list)
+
+
+def _text(source: Path | Read, rel: str) -> str | None:
+    return _read(source, rel) if isinstance(source, Path) else source(rel)
+
+
+def tox_commands(root: Path | Read, args: list[str]) -> list[str] | None:
     """The `commands` of the environments `tox [run] -e a,b` runs (tox.ini), or None."""
+    env = tox_env(root, args)
+    return env.commands if env is not None else None
+
+
+def tox_env(source: Path | Read, args: list[str]) -> Session | None:
+    """The `commands` of the environments `tox [run] -e a,b` runs (tox.ini), and their `deps`
+    (with the project itself unless `skip_install`), or None."""
     envs = _option_values(args, ("-e",))
-    text = _read(root, "tox.ini")
+    text = _text(source, "tox.ini")
     if text is None or not envs:
         return None
     parser = configparser.ConfigParser(interpolation=None, strict=False)
@@ -198,25 +226,79 @@ def tox_commands(root: Path, args: list[str]) -> list[str] | None:
         parser.read_string(text)
     except configparser.Error:
         return None
-    lines: list[str] = []
+    found = Session()
     for env in envs:
         section = f"testenv:{env}"
         if not parser.has_section(section) and not parser.has_section("testenv"):
             return None
-        commands = parser.get(section if parser.has_section(section) else "testenv", "commands", fallback="")
-        for line in commands.splitlines():
+        if not parser.has_section(section):
+            section = "testenv"
+
+        def value(name: str, section: str = section) -> str:
+            return parser.get(section, name, fallback=None) or parser.get("testenv", name, fallback="") or ""
+
+        for line in _for_env(value("commands").splitlines(), env):
             line = line.strip().lstrip("-").strip()
             line = line.replace("{posargs}", "").replace("{toxinidir}", ".").strip()
             if line and not line.startswith("#"):
-                lines.append(line)
-    return lines
+                found.commands.append(line)
+        deps = [d.split("#", 1)[0].strip() for d in _for_env(value("deps").splitlines(), env)]
+        words = [w for dep in deps if dep for w in shlex.split(dep.replace("{toxinidir}", "."))]
+        if value("skip_install").strip().lower() != "true":
+            words.insert(0, ".")
+        if words:
+            found.installs.append(words)
+    return found
 
 
-def nox_commands(root: Path, args: list[str]) -> list[str] | None:
+_FACTORS_RE = re.compile(r"^\s*(?P<factors>[\w.!,{}-]+):\s+(?P<rest>.*)$")
+_BRACES_RE = re.compile(r"\{([^{}]*)\}")
+
+
+def _for_env(lines: list[str], env: str) -> list[str]:
+    """The lines of a tox setting that apply to `env`: a `factor: value` line only when the
+    environment's name has that factor (`a,b:` either, `a-b:` both, `!a:` not a, `{a,b}-c:` a-c or b-c)."""
+    factors = set(env.split("-"))
+
+    def has(factor: str) -> bool:
+        return factor[1:] not in factors if factor.startswith("!") else factor in factors
+
+    kept = []
+    for line in lines:
+        match = _FACTORS_RE.match(line)
+        if match is None:
+            kept.append(line)
+        elif any(all(has(f) for f in part.split("-")) for part in _alternatives(match.group("factors"))):
+            kept.append(match.group("rest"))
+    return kept
+
+
+def _alternatives(expression: str) -> list[str]:
+    """A factor expression's alternatives: its top-level `,` and its `{a,b}` groups expanded."""
+    parts = re.split(r",(?![^{]*\})", expression)
+    found: list[str] = []
+    for part in parts:
+        match = _BRACES_RE.search(part)
+        if match is None:
+            found.append(part)
+            continue
+        for choice in match.group(1).split(","):
+            found += _alternatives(part[: match.start()] + choice + part[match.end() :])
+    return found
+
+
+def nox_commands(root: Path | Read, args: list[str]) -> list[str] | None:
     """The `session.run(...)` calls (literal strings only) of the sessions `nox -s a b` runs
     (noxfile.py, read with `ast`), or None."""
+    session = nox_session(root, args)
+    return session.commands if session is not None else None
+
+
+def nox_session(source: Path | Read, args: list[str]) -> Session | None:
+    """The `session.run(...)` and `session.install(...)` calls (literal strings only) of the
+    sessions `nox -s a b` runs (noxfile.py, read with `ast`), in the order written, or None."""
     sessions = _option_values(args, ("-s", "--session", "--sessions"))
-    text = _read(root, "noxfile.py")
+    text = _text(source, "noxfile.py")
     if text is None or not sessions:
         return None
     try:
@@ -224,21 +306,27 @@ def nox_commands(root: Path, args: list[str]) -> list[str] | None:
     except (SyntaxError, ValueError):
         return None
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    lines: list[str] = []
+    found = Session()
     for name in sessions:
         function = functions.get(name)
         if function is None:
             return None
-        for node in ast.walk(function):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "run"
-                and node.args
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
-            ):
-                lines.append(shlex.join(str(a.value) for a in node.args if isinstance(a, ast.Constant)))
-    return lines
+        calls = [
+            node
+            for node in ast.walk(function)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run", "install")
+            and node.args
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+        ]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            words = [str(a.value) for a in call.args if isinstance(a, ast.Constant)]
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "install":
+                found.installs.append(words)
+            else:
+                found.commands.append(shlex.join(words))
+    return found
 
 
 def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:

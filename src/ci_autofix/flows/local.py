@@ -119,6 +119,7 @@ def _ladder(at: LocalAttempt, diagnosis: Diagnosis, commands: WorkflowCommands) 
             commands=commands.lines,
             actions=commands.actions,
             notes=commands.notes,
+            setup=commands.setup,
             workflow_job=commands.job,
             matrix=commands.matrix,
             author=at.author,

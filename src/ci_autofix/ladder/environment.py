@@ -149,10 +149,11 @@ STANDALONE_TOOLS = frozenset(
 
 
 def needs_environment(commands: Sequence[str]) -> bool:
-    """Whether any command runs the project's code (tests, type checks) rather than a standalone linter."""
-    for command in commands:
-        words = command.split()
-        if not words:
+    """Whether any command runs the project's code (tests, type checks) rather than a standalone
+    linter: each line of a command counts (a replayed `tox -e lint` is flake8, then check-manifest)."""
+    for line in (line for command in commands for line in command.splitlines()):
+        words = line.split()
+        if not words or words[0].startswith("#") or words[0] in _SHELL_SETUP:
             continue
         tool = Path(words[0]).name
         if tool in ("python", "python3") and len(words) > 2 and words[1] == "-m":
@@ -160,6 +161,10 @@ def needs_environment(commands: Sequence[str]) -> bool:
         if tool not in STANDALONE_TOOLS:
             return True
     return False
+
+
+# lines that set up the shell a command runs in, not a program (`workflow.definition`, `workflow.replay`)
+_SHELL_SETUP = frozenset({"cd", "export", "set", "(", ")"})
 
 
 @dataclass(frozen=True)

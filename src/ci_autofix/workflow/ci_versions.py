@@ -14,13 +14,17 @@ The job's log is untrusted text. A version is read from it only in its strict PE
 The last such line wins (a later install replaced an earlier one).
 
 For a range, or no pin at all, the version is the newest final release the range allows that
-the index had at the failing commit's date: the upload times of PyPI's JSON API
+the index had when CI ran: the runner's timestamp on the log's first line (a job can run hours or
+days after its commit, and a release in between is what it installed), else, or when that is
+earlier, the failing commit's date; when it had none, the newest pre-release, as pip picks
+(black's releases before 22.1.0 were all betas: an unpinned `black` in 2020 installed 19.10b0): the upload times of PyPI's JSON API
 (`<index>/<name>/json`). The index is ours (`INDEX_ENV`, PyPI by default; empty turns the lookup
 off), never a URL the repository names.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -114,6 +118,20 @@ def log_lines(raw: bytes | str | Path) -> Iterator[str]:
     yield from data.decode("utf-8", "replace").splitlines()
 
 
+_STAMP_RE = re.compile(r"^\ufeff?(?P<stamp>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?Z ")
+
+
+def ran_at(line: str) -> datetime | None:
+    """When a job ran, from the timestamp the runner put on a line of its log (UTC), else None."""
+    match = _STAMP_RE.match(line)
+    if match is None:
+        return None
+    try:
+        return datetime.fromisoformat(match.group("stamp")).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 def commit_date(git: Git, sha: str) -> datetime | None:
     """When `sha` was committed (its committer date): CI ran it then, with what the index had."""
     result = git.run("log", "-1", "--format=%cI", sha, check=False)
@@ -134,7 +152,8 @@ class IndexUnknown(Exception):
 
 def newest_at(package: str, requirement: Requirement | None, date: datetime, index: str) -> str:
     """The newest final release of `package` that `requirement` allows and that the index had at
-    `date` (the first upload of any of its files); raises `IndexUnknown` with the reason."""
+    `date` (the first upload of any of its files), else its newest pre-release (pip's rule: a
+    pre-release is picked only when no final release fits); raises `IndexUnknown` with the reason."""
     url = f"{index.rstrip('/')}/{package}/json"
     if not url.startswith(("https://", "http://")):
         raise IndexUnknown(f"the package index URL {index!r} is not an http(s) URL")
@@ -147,16 +166,17 @@ def newest_at(package: str, requirement: Requirement | None, date: datetime, ind
     if not isinstance(releases, dict):
         raise IndexUnknown(f"the package index ({index}) lists no releases of {package}")
     when = date if date.tzinfo else date.replace(tzinfo=UTC)
-    candidates = []
+    finals: list[str] = []
+    pre_releases: list[str] = []
     for version, files in releases.items():
-        if not (isinstance(version, str) and is_version(version) and is_final(version)):
+        if not (isinstance(version, str) and is_version(version) and ".dev" not in version):
             continue
         if requirement is not None and not requirement.allows(version):
             continue
         uploaded = _first_upload(files)
         if uploaded is not None and uploaded <= when:
-            candidates.append(version)
-    found = newest(candidates)
+            (finals if is_final(version) else pre_releases).append(version)
+    found = newest(finals) or newest(pre_releases)
     if found is None:
         fits = f" allowed by `{requirement.spec}`" if requirement else ""
         raise IndexUnknown(f"the package index ({index}) had no release of {package}{fits} on {when.date()}")
@@ -180,21 +200,31 @@ def _first_upload(files: object) -> datetime | None:
 @dataclass
 class CIRun:
     """What the failed run tells about the tool versions it ran: the versions its log printed and
-    the failing commit's date (with the index to ask about releases at that date). Each version
+    when it ran (the failing commit's date, or the log's later timestamp), with the index to ask
+    about releases at that date. Each version
     decided for a tool is recorded in `decided`, for the evidence."""
 
     printed: dict[str, Printed] = field(default_factory=dict)
     date: datetime | None = None
     index: str = ""  # empty: the index is not asked
+    dated: str = "the failing commit's date"  # what `date` is, for the evidence
     decided: dict[str, tuple[str, str]] = field(default_factory=dict)  # package -> (version, where read)
     _asked: dict[tuple[str, str], str | IndexUnknown] = field(default_factory=dict)
 
     @classmethod
     def read(cls, logs: Sequence[bytes | str | Path], date: datetime | None, index: str) -> CIRun:
+        """The versions the `logs` printed; the date is when the job ran (its log's first timestamp)
+        when that is after `date` (the failing commit's)."""
         printed: dict[str, Printed] = {}
+        dated = "the failing commit's date"
         for raw in logs:
-            printed.update(printed_versions(log_lines(raw)))
-        return cls(printed, date, index)
+            lines = log_lines(raw)
+            first = next(lines, "")
+            ran = ran_at(first)
+            if ran is not None and (date is None or ran > date):
+                date, dated = ran, "when the failed job ran"
+            printed.update(printed_versions(itertools.chain([first], lines)))
+        return cls(printed, date, index, dated)
 
     @classmethod
     def of(cls, logs: Sequence[bytes | str | Path], git: Git, sha: str) -> CIRun:
@@ -202,7 +232,7 @@ class CIRun:
         return cls.read(logs, commit_date(git, sha), index_url())
 
     def released(self, package: str, requirement: Requirement | None) -> str:
-        """The newest release at the failing commit's date that fits; raises `IndexUnknown`."""
+        """The newest release when CI ran (`date`) that fits; raises `IndexUnknown`."""
         if self.date is None:
             raise IndexUnknown("the failing commit's date is not known")
         if not self.index:

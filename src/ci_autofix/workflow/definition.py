@@ -17,7 +17,9 @@ which command it would need.
 A runnable step keeps what the runner gives it: `working-directory` (inside the repository only),
 `shell:` (`bash` and `sh` as the runner runs them; unset is the runner's `bash -e {0}`; others
 are not run) and the literal `env:` values of the workflow, job and step. Actions (`uses:`),
-composite actions and reusable workflows are not followed.
+composite actions and reusable workflows are not followed. A line that runs its tools through a
+runner CI set up (`uv run`, `tox -e`, `pre-commit run`, a repository script) is replayed as the
+tool invocations inside it (`workflow.replay`), read from the failing commit's files.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from typing import Any
 
 import yaml
 
+from ci_autofix.fixers.recipes import Read
 from ci_autofix.git import Git
+from ci_autofix.workflow.replay import Replayed, replay
 
 WORKFLOWS_DIR = ".github/workflows"
 _EXPRESSION_RE = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.S)
@@ -121,9 +125,10 @@ def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedS
     except _NotRunnable as why:
         found.notes.append(f"No failed step is re-run here: {why}.")
         return found
+    read = files_at(git, sha)
     for step in failed:
         try:
-            _add(found, workflow, path, step)
+            _add(found, workflow, path, step, read)
         except _NotRunnable as why:
             found.notes.append(
                 f"The failed step `{step.step}` of job `{step.job}` is not re-run here: {why}."
@@ -131,7 +136,9 @@ def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedS
     return found
 
 
-def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: FailedStep) -> None:
+def _add(
+    found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: FailedStep, read: Read
+) -> None:
     job_id, job, matrix = _find_job(workflow, path, failed.job)
     if not found.job:
         found.job, found.matrix = job, matrix
@@ -147,10 +154,12 @@ def _add(found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: F
         found.actions.append(uses)
         raise _NotRunnable(f"it runs the action `{uses}`, and actions (composite ones too) are not followed")
     script = _in_our_environment(found, failed.step, _substitute(str(step["run"]), matrix, "its `run:`"))
-    command = _command(workflow, job, step, script, matrix)
-    found.commands.append(StepCommand(command, script, failed.job, failed.step))
+    replayed = _replayed(found, read, script)
+    command = _command(workflow, job, step, replayed.script, matrix)
+    found.commands.append(StepCommand(command, replayed.script, failed.job, failed.step))
     earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
-    for install in (line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)):
+    installs = [line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)]
+    for install in [*installs, *replayed.installs]:
         if install not in found.setup:
             found.setup.append(install)
 
@@ -164,6 +173,34 @@ def _in_our_environment(found: WorkflowCommands, step: str, script: str) -> str:
             f"(`{line.strip()}`): its commands run in ci-autofix's own prepared environment instead."
         )
     return script
+
+
+def _replayed(found: WorkflowCommands, read: Read, script: str) -> Replayed:
+    """`script` with its wrappers, sessions and repository scripts read through (`replay`), each
+    noted in `found`."""
+    replayed = replay(script, read)
+    found.notes += replayed.notes
+    return replayed
+
+
+_MAX_FILE_BYTES = 1024 * 1024
+
+
+def files_at(git: Git, sha: str) -> Read:
+    """The repository's files as they are at `sha`, read from git objects (never a working tree code
+    could have changed): a path inside the repository, at most a MiB, else None."""
+
+    def read(path: str) -> str | None:
+        normal = posixpath.normpath(path)
+        if normal.startswith(("/", "../")) or normal in ("..", "."):
+            return None
+        size = git.run("cat-file", "-s", f"{sha}:{normal}", check=False)
+        if not size.ok or not size.output.strip().isdigit() or int(size.output.strip()) > _MAX_FILE_BYTES:
+            return None
+        result = git.run("cat-file", "blob", f"{sha}:{normal}", check=False)
+        return result.output if result.ok else None
+
+    return read
 
 
 def own_environment(script: str) -> tuple[str, list[str]]:
@@ -512,6 +549,8 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
         try:
             shown = str(step.get("name") or f"Run {_first_line(claim)}")
             script = _in_our_environment(found, shown, _substitute(str(step["run"]), {}, "its `run:`"))
+            replayed = _replayed(found, files_at(git, sha), script)
+            script = replayed.script
             command = _command(workflow, job, step, script, {})
         except _NotRunnable as why:
             found.notes.append(
@@ -521,6 +560,7 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
         found.commands.append(
             StepCommand(command, script, str(job.get("name", "")), str(step.get("name", "")))
         )
+        found.setup += [line for line in replayed.installs if line not in found.setup]
     return found
 
 
