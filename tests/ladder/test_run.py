@@ -20,6 +20,7 @@ from ci_autofix.ladder.workarea import workarea
 from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
+from tests.testing.failed import failed_steps
 from tests.testing.fakes.messages import FakeMessagesAPI, reply, tool_use
 from tests.testing.fakes.messages_fixtures import TEST_KEY, make_llm
 from tests.testing.git import init_repo
@@ -96,7 +97,7 @@ class Ladder:
                     commit_message="Fix CI failure\n",
                     tools_dir=area.tools_dir,
                     llm_factory=lambda: make_llm(self.api),
-                    commands=[CHECK] if commands is None else commands,
+                    failed=failed_steps(*([CHECK] if commands is None else commands)),
                 ),
                 Runner(in_actions=False, stream=self.log),
             )
@@ -259,7 +260,7 @@ def test_the_fixer_and_verification_run_the_ruff_the_failed_job_installed(
                 commit_message="Fix CI failure\n",
                 tools_dir=area.tools_dir,
                 llm_factory=lambda: pytest.fail("no model is needed"),
-                commands=["ruff format --check ."],
+                failed=failed_steps("ruff format --check ."),
                 logs=[JobLog("lint", log.encode())],
             ),
             Runner(in_actions=False, stream=out),

@@ -23,6 +23,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.toolchains.sources import MIRROR_SETTING
 from ci_autofix.triage.model import Category, Diagnosis
+from tests.testing.failed import failed_steps
 from tests.testing.fakes.messages import FakeMessagesAPI, reply, tool_use
 from tests.testing.fakes.messages_fixtures import TEST_KEY, make_llm
 from tests.testing.git import init_repo
@@ -152,8 +153,7 @@ def _go_fix_by_the_agent(tmp_path: Path, api: FakeMessagesAPI) -> Proposal:
                 commit_message="Fix CI failure\n",
                 tools_dir=area.tools_dir,
                 llm_factory=lambda: make_llm(api),
-                commands=[GOFMT_CHECK],
-                workflow_job=GO_JOB,
+                failed=failed_steps(GOFMT_CHECK, job=GO_JOB),
             ),
             Runner(in_actions=False, stream=io.StringIO()),
         )
@@ -248,8 +248,7 @@ def _fixers_only(tmp_path: Path, files: dict[str, str], command: str, job: dict[
                 commit_message="Fix CI failure\n",
                 tools_dir=area.tools_dir,
                 llm_factory=lambda: pytest.fail("the fixers alone settle a format failure"),
-                commands=[command],
-                workflow_job=job,
+                failed=failed_steps(command, job=job),
             ),
             Runner(in_actions=False, stream=io.StringIO()),
         )

@@ -116,12 +116,7 @@ def _ladder(at: LocalAttempt, diagnosis: Diagnosis, commands: WorkflowCommands) 
             commit_message=commit_message(diagnosis, at.head),
             tools_dir=area.tools_dir,
             llm_factory=build_clients(at.settings).llm,
-            commands=commands.lines,
-            actions=commands.actions,
-            notes=commands.notes,
-            setup=commands.setup,
-            workflow_job=commands.job,
-            matrix=commands.matrix,
+            failed=commands,
             author=at.author,
             logs=[JobLog("log", at.log)],
         )

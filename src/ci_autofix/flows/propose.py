@@ -190,12 +190,7 @@ def _fix(at: Attempt, line: Lineage, failing: notice.Where, number: int) -> Outc
             commit_message=_commit_message(at, diagnosis, commands.lines, number),
             tools_dir=area.tools_dir,
             llm_factory=at.clients.llm,
-            commands=commands.lines,
-            actions=commands.actions,
-            notes=commands.notes,
-            workflow_job=commands.job,
-            matrix=commands.matrix,
-            setup=commands.setup,
+            failed=commands,
             logs=logs,
         )
         proposal = unless_flaky(at, run_ladder, job)

@@ -119,9 +119,7 @@ def _fix(cy: Cycle, seen: CycleSoFar) -> Outcome:
                 llm_factory=cy.clients.llm,
                 context=_context(cy, pr_diff),
                 task=_task(cy),
-                commands=commands.lines,
-                actions=commands.actions,
-                notes=commands.notes,
+                failed=commands,
                 threads=[t.id for t in cy.threads],
                 logs=logs,
             )

@@ -144,6 +144,9 @@ def checks(
         commands.commands.extend(more.commands)
         commands.actions.extend(more.actions)
         commands.notes.extend(more.notes)
+        commands.setup.extend(more.setup)
+        if not commands.job:  # the first failed job's runtimes, as for a failed run
+            commands.job, commands.matrix = more.job, more.matrix
     diagnosis = diagnoses[0] if diagnoses else no_failure(settings)
     if not commands.lines and not settings.test_command:
         commands.notes.append(

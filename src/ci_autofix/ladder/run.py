@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from ci_autofix.agent import AgentRequest, AgentResult, UntrustedText, agent_available, run_agent
 from ci_autofix.agent.joblogs import JobLog, JobLogs
@@ -38,6 +37,7 @@ from ci_autofix.settings import Settings
 from ci_autofix.toolchains.provision import Provisioned
 from ci_autofix.triage.model import Category, Diagnosis
 from ci_autofix.workflow.ci_versions import CIRun
+from ci_autofix.workflow.definition import WorkflowCommands
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a
 # fixer changed something, the agent is not needed.
@@ -77,14 +77,12 @@ class LadderInput:
     llm_factory: Callable[[], Model]
     context: list[UntrustedText] = field(default_factory=list)  # extra untrusted text (review comments)
     task: str = ""  # our own words about the task, for flows other than a plain CI failure
-    # The failed steps' commands, from the workflow definition (`ci_autofix.workflow.definition`): the only
-    # failing commands run, allowed to the agent or shown to it as ours. Never the log's text.
-    commands: list[str] = field(default_factory=list)
-    actions: list[str] = field(default_factory=list)  # `uses:` of failed action steps (fixers only)
-    notes: list[str] = field(default_factory=list)  # why a failed step's command is not run
-    setup: list[str] = field(default_factory=list)  # the failed job's installs before the step (workflow)
-    workflow_job: dict[str, Any] = field(default_factory=dict)  # the failed job's mapping: its runtimes
-    matrix: dict[str, Any] = field(default_factory=dict)  # that job's matrix values
+    # The failed steps as the workflow definition says they ran (`ci_autofix.workflow.definition`):
+    # their commands (the only failing commands run, allowed to the agent or shown to it as ours;
+    # never the log's text), failed action steps (fixers only), why a step is not run, the job's
+    # installs before the step, and the job's mapping and matrix (its runtimes). One object, so
+    # every flow hands the ladder all of it.
+    failed: WorkflowCommands = field(default_factory=WorkflowCommands)
     author: Identity = BOT  # the fix commit's author and committer
     threads: list[int] | None = None  # review mode (else None): the thread ids `finish` reports on
     # The failed jobs' logs as downloaded (untrusted): stored for the agent's `logs` tool.
@@ -95,13 +93,13 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     settings = job.settings
     sandbox = job.area.sandbox(protected=settings.protected_paths, timeout=settings.command_timeout)
     git = job.area.git
-    commands = job.commands
-    notes: list[str] = list(job.notes)
+    commands = job.failed.lines
+    notes: list[str] = list(job.failed.notes)
     # Read before any of the repository's code runs (it could leave traps in the copy afterwards).
     logs = _store_logs(job)
-    provisioned = provision_for(job.area, job.workflow_job, matrix=job.matrix)  # Node, Go, Rust: ours
+    provisioned = provision_for(job.area, job.failed.job, matrix=job.failed.matrix)  # Node, Go, Rust: ours
     ci = CIRun.of([log.raw for log in job.logs], git, job.head_sha)  # the versions CI ran
-    plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.actions], ci)
+    plan = plan_fixers(job.area.work, job.diagnosis, settings.fixers, [*commands, *job.failed.actions], ci)
     tool_path = tool_dir(
         job.area.work,
         [*commands, settings.test_command],
@@ -121,9 +119,9 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         protected=sandbox.protected,
         tool_path=tool_path,
         tool_versions=ci.described(),
-        job_setup=job.setup,
+        job_setup=job.failed.setup,
         provisioned=provisioned,
-        job=job.workflow_job,
+        job=job.failed.job,
     )
 
     for runtime in provisioned.runtimes:  # the versions are the publisher's, never the repository's text
@@ -133,7 +131,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     for failure in provisioned.failures:
         runner.info(f"  {failure.describe()}")
     runner.stage("reproducing the failure")
-    for note in job.notes:
+    for note in job.failed.notes:
         runner.info(f"  {note}")
 
     def started(command: str) -> None:  # the setup can take a while: each command as it starts
@@ -145,9 +143,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
     job.area.pristine()  # the fixers and the agent start from exactly the failing commit's tree
     if job.threads is None:  # a review's findings need no failure to reproduce
         _check_reproduced(before, commands, settings, runner)
-    if failed := install_dependencies(
-        sandbox, provisioned, job.workflow_job, timeout=settings.command_timeout
-    ):
+    if failed := install_dependencies(sandbox, provisioned, job.failed.job, timeout=settings.command_timeout):
         notes.append(
             f"The dependencies could not be installed for the fixers and the agent: {code_span(failed.command)} ({failed.describe()})"
         )
@@ -227,7 +223,7 @@ class _Climb:
     def verify(self) -> Verification | None:
         """Verify the work copy's current fix on a clean checkout of exactly its tree."""
         job, git = self.job, self.git
-        if not job.commands and not job.settings.test_command:
+        if not job.failed.commands and not job.settings.test_command:
             return None
         tree = self.tree()
         tests = test_paths(git.diff(job.head_sha, tree), read_blob=git_blob_reader(git))
@@ -365,7 +361,7 @@ def _checked_patch(climb: _Climb, fixer_runs: list[FixerRun], notes: list[str], 
         verdict=verdict,
         agent=agent_result,
         notes=notes,
-        commands=list(job.commands),
+        commands=job.failed.lines,
     )
 
 
@@ -436,7 +432,7 @@ def _request(job: LadderInput, context: list[UntrustedText]) -> AgentRequest:
         job.diagnosis,
         context=context,
         task=job.task,
-        failing_commands=job.commands,
+        failing_commands=job.failed.lines,
         threads=job.threads,
     )
 
