@@ -71,8 +71,9 @@ def test_every_line_of_a_replayed_session_counts_in_whether_it_needs_the_environ
         sandbox,
         [session],
         timeout=300,
-        env_dir=tmp_path / "env",
-        job_setup=["python -m pip install -r requirements/ci.txt"],
+        environment=Environment(
+            job_setup=["python -m pip install -r requirements/ci.txt"], env_dir=tmp_path / "env"
+        ),
     )
     assert run.ok and run.tail.splitlines()[-1] == "1.16.0", run.tail
 
