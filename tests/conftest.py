@@ -10,7 +10,7 @@ import pytest
 # Tests reach only servers on 127.0.0.1: keep any machine proxy out of the way.
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 os.environ["no_proxy"] = "127.0.0.1,localhost"
-# The package index's release dates (`workflow.ci_versions`) are asked only by the tests that
+# The package index's release dates (`tooling.ci_versions`) are asked only by the tests that
 # serve them on 127.0.0.1: elsewhere an unpinned tool keeps the version installed here.
 os.environ["CI_AUTOFIX_INDEX_JSON_URL"] = ""
 

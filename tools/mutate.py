@@ -48,7 +48,7 @@ TOOLCHAIN_SOURCES = ("tests/toolchains/test_sources.py",)
 TOOLCHAIN_DECLARED = ("tests/toolchains/test_declared.py",)
 BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/agent/test_loop_stops.py")
 ROUTING = ("tests/security/test_review_routing.py",)
-REPRO_VERSIONS = ("tests/workflow/test_ci_versions.py", "tests/fixers/test_plan_versions.py")
+REPRO_VERSIONS = ("tests/tooling/test_ci_versions.py", "tests/fixers/test_plan_versions.py")
 REPRO_STEPS = ("tests/fixers/test_plan.py", "tests/workflow/test_definition.py")
 FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
 MORE_CI = ("tests/security/test_more_ci_systems.py",)
@@ -1230,28 +1230,28 @@ MUTATIONS = [
     ),
     Mutation(
         "repro-date-ignored",
-        "workflow/ci_versions.py",
+        "tooling/ci_versions.py",
         "        if uploaded is not None and uploaded <= when:",
         "        if uploaded is not None:",
         REPRO_VERSIONS,
     ),
     Mutation(
         "repro-prerelease-picked",
-        "workflow/ci_versions.py",
+        "tooling/ci_versions.py",
         "    found = newest(finals) or newest(pre_releases)",
         "    found = newest(finals + pre_releases)",
         REPRO_VERSIONS,
     ),
     Mutation(
         "repro-pre-release-never-picked",
-        "workflow/ci_versions.py",
+        "tooling/ci_versions.py",
         "    found = newest(finals) or newest(pre_releases)",
         "    found = newest(finals)",
         REPRO_VERSIONS,
     ),
     Mutation(
         "repro-log-version-not-strict",
-        "workflow/ci_versions.py",
+        "tooling/ci_versions.py",
         "        if (packages is None or package in packages) and is_version(version):",
         "        if packages is None or package in packages:",
         REPRO_VERSIONS,
@@ -1377,14 +1377,14 @@ MUTATIONS = [
     ),
     Mutation(
         "repro-run-date-ignored",
-        "workflow/ci_versions.py",
+        "tooling/ci_versions.py",
         "            if ran is not None and (date is None or ran > date):",
         "            if False:",
         REPRO_VERSIONS,
     ),
     Mutation(
         "repro-run-date-before-the-commit",
-        "workflow/ci_versions.py",
+        "tooling/ci_versions.py",
         "            if ran is not None and (date is None or ran > date):",
         "            if ran is not None:",
         REPRO_VERSIONS,

@@ -16,7 +16,7 @@ import pytest
 from ci_autofix.fixers import plan_fixers, run_fixers
 from ci_autofix.fixers.install import Installed, Installer, Unavailable, _pip_env, default, era_needs
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.workflow.versions import Requirement
+from ci_autofix.tooling.versions import Requirement
 from tests.testing.fixer_projects import BIN, Project, own_version
 
 OLD_RUFF = "0.8.6"

@@ -16,9 +16,9 @@ from ci_autofix.fixers import plan_fixers, run_fixers
 from ci_autofix.git import Git
 from ci_autofix.ladder.tools import wanted_tools
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.tooling.ci_versions import CIRun, commit_date
+from ci_autofix.tooling.versions import Requirement
 from ci_autofix.triage import diagnose
-from ci_autofix.workflow.ci_versions import CIRun, commit_date
-from ci_autofix.workflow.versions import Requirement
 from tests.fixers.test_install import FIXED_BY_OLD, SOURCE
 from tests.testing.fixer_projects import Project
 from tests.testing.index import ruff_index

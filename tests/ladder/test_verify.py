@@ -16,8 +16,8 @@ from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.ladder.tools import tool_dir, wanted_tools
 from ci_autofix.ladder.verify import absent_programs, reproduce, verify
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.tooling.versions import Requirement
 from ci_autofix.triage import diagnose
-from ci_autofix.workflow.versions import Requirement
 from tests.testing.git import DEV, git
 
 TOOLS = Path(sys.executable).parent  # the project venv's bin: pytest and ruff live there

@@ -30,8 +30,8 @@ from ci_autofix.fixers.catalog import (
     Fixer,
 )
 from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, script_lines, tox_commands
-from ci_autofix.workflow.tools import action_package
-from ci_autofix.workflow.versions import is_version
+from ci_autofix.tooling.tools import action_package
+from ci_autofix.tooling.versions import is_version
 
 _RUN_WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pixi", "tox"})
 _PREFIXES = frozenset({"time", "exec", "command", "nice", "xargs", "env"})

@@ -24,8 +24,8 @@ from typing import Any
 
 from ci_autofix.fixers.catalog import BY_NAME, PACKAGES, Fixer
 from ci_autofix.fixers.commands import read_commands
-from ci_autofix.workflow.tools import PRE_COMMIT_REPOS, scan_workflow
-from ci_autofix.workflow.versions import Requirement, is_version
+from ci_autofix.tooling.tools import PRE_COMMIT_REPOS, scan_workflow
+from ci_autofix.tooling.versions import Requirement, is_version
 
 _MAX_BYTES = 1024 * 1024
 _MAX_LOCK_BYTES = 16 * 1024 * 1024

@@ -28,7 +28,7 @@ from ci_autofix import shell
 from ci_autofix.fixers.catalog import FIXERS
 from ci_autofix.redact import redact
 from ci_autofix.sandbox import others_can_run
-from ci_autofix.workflow.versions import VERSION, Requirement, newest
+from ci_autofix.tooling.versions import VERSION, Requirement, newest
 
 _READY = ".ci-autofix-ready"
 _VERSION_RE = re.compile(rf"\b({VERSION})\b")

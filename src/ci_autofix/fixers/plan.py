@@ -12,9 +12,9 @@ from ci_autofix.fixers.catalog import BY_NAME, FIXERS, Fixer
 from ci_autofix.fixers.commands import CommandFacts, Invocation, fix_arguments, read_commands
 from ci_autofix.fixers.config import RepoConfig, read_repo_config
 from ci_autofix.sandbox import Sandbox, SandboxViolation
+from ci_autofix.tooling.ci_versions import CIRun, IndexUnknown
+from ci_autofix.tooling.versions import Requirement
 from ci_autofix.triage.model import Diagnosis
-from ci_autofix.workflow.ci_versions import CIRun, IndexUnknown
-from ci_autofix.workflow.versions import Requirement
 
 REPOSITORY = "."
 # Failures that name no tool: they neither select nor rule out a fixer; the command decides.

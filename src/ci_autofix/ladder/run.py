@@ -35,8 +35,8 @@ from ci_autofix.runner import Runner
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.settings import Settings
 from ci_autofix.toolchains.provision import Provisioned
+from ci_autofix.tooling.ci_versions import CIRun
 from ci_autofix.triage.model import Category, Diagnosis
-from ci_autofix.workflow.ci_versions import CIRun
 from ci_autofix.workflow.definition import WorkflowCommands
 
 # Failures the deterministic fixers can settle on their own: when only these failed and a

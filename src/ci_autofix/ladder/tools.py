@@ -25,8 +25,8 @@ from ci_autofix.fixers.install import Installed, Installer
 from ci_autofix.fixers.plan import FixerSpec, pinned
 from ci_autofix.ladder.environment import CI_TOOLS, uses_ruff
 from ci_autofix.sandbox import Sandbox
-from ci_autofix.workflow.ci_versions import CIRun
-from ci_autofix.workflow.versions import Requirement
+from ci_autofix.tooling.ci_versions import CIRun
+from ci_autofix.tooling.versions import Requirement
 
 LINKS = "path"  # under the tools directory
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ci_autofix.workflow.versions import Requirement, is_version
+from ci_autofix.tooling.versions import Requirement, is_version
 
 
 @pytest.mark.parametrize(

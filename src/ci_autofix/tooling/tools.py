@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ci_autofix.workflow.versions import VERSION, Requirement
+from ci_autofix.tooling.versions import VERSION, Requirement
 
 # action (owner/name, lower case) -> (package, the inputs that carry its version)
 ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -2,7 +2,7 @@
 released when the failing commit was made.
 
 The job's log is untrusted text. A version is read from it only in its strict PEP 440 form
-(`workflow.versions`), only for a package we ask about, and it is only ever a version (the
+(`tooling.versions`), only for a package we ask about, and it is only ever a version (the
 `==<version>` of a requirement we build), never a command. The lines that say which version ran:
 
 - an installer's report: pip's `Successfully installed black-24.2.0 ruff-0.11.2`, uv's
@@ -36,9 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ci_autofix.git import Git
+from ci_autofix.tooling.tools import PRE_COMMIT_REPOS
+from ci_autofix.tooling.versions import VERSION, Requirement, is_final, is_version, newest
 from ci_autofix.triage.normalize import clean_line
-from ci_autofix.workflow.tools import PRE_COMMIT_REPOS
-from ci_autofix.workflow.versions import VERSION, Requirement, is_final, is_version, newest
 
 INDEX_ENV = "CI_AUTOFIX_INDEX_JSON_URL"
 PYPI_JSON = "https://pypi.org/pypi"

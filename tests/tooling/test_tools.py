@@ -6,7 +6,7 @@ import pytest
 
 from ci_autofix.fixers.commands import read_commands
 from ci_autofix.fixers.config import read_repo_config
-from ci_autofix.workflow.tools import action_package, scan_workflow
+from ci_autofix.tooling.tools import action_package, scan_workflow
 
 CI = """\
 name: CI

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ci_autofix.workflow.ci_versions import CIRun, IndexUnknown, log_lines, newest_at, printed_versions
-from ci_autofix.workflow.versions import Requirement
+from ci_autofix.tooling.ci_versions import CIRun, IndexUnknown, log_lines, newest_at, printed_versions
+from ci_autofix.tooling.versions import Requirement
 from tests.testing.index import ruff_index
 
 BIN = Path(sys.executable).parent
