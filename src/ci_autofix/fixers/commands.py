@@ -88,19 +88,27 @@ def read_commands(commands: Sequence[str], root: Path | None = None) -> CommandF
     return facts
 
 
+def line_tokens(line: str) -> list[str] | None:
+    """One shell line as words and operators (`;`, `&&`, `|`, `(`, `>`... each a token of its own),
+    as the shell would split it; None for a blank or comment line, or one that does not split."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        return list(lexer) or None
+    except ValueError:
+        return None
+
+
 def simple_commands(command: str) -> Iterator[list[str]]:
     """The simple commands of a script, as word lists; lines that do not split are skipped."""
     script = re.sub(r"\\\r?\n", " ", command)
     for line in script.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
-        lexer.whitespace_split = True
-        lexer.commenters = "#"
-        try:
-            tokens = list(lexer)
-        except ValueError:
+        tokens = line_tokens(line)
+        if tokens is None:
             continue
         words: list[str] = []
         redirect = False

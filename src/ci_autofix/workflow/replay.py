@@ -29,7 +29,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
-from ci_autofix.fixers.commands import pre_commit_hooks_named, skip_options
+from ci_autofix.fixers.commands import line_tokens, pre_commit_hooks_named, skip_options
 from ci_autofix.fixers.config import pre_commit_hooks
 from ci_autofix.fixers.recipes import Read, Session, nox_session, tox_env
 
@@ -68,17 +68,8 @@ def replay(script: str, read: Read) -> Replayed:
 def plain_words(line: str) -> list[str] | None:
     """The words of a line that is one simple command of plain words (no operator, redirection,
     variable or substitution), else None; None too for a blank or comment line."""
-    stripped = line.strip()
-    if not stripped or stripped.startswith("#"):
-        return None
-    lexer = shlex.shlex(stripped, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    try:
-        words = list(lexer)
-    except ValueError:
-        return None
-    if not words or any(set(w) & _OPERATORS or "$" in w or "`" in w for w in words):
+    words = line_tokens(line)
+    if words is None or any(set(w) & _OPERATORS or "$" in w or "`" in w for w in words):
         return None
     return words
 
