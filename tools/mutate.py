@@ -1504,8 +1504,8 @@ MUTATIONS = [
     Mutation(
         "loop-inherited-ignores-the-signature",
         "workflow/inherited.py",
-        "return OnBase(base, latest) if signature(theirs) == mine else None",
-        "return OnBase(base, latest)",
+        "return OnBase(base, latest, pull) if signature(theirs) == mine else None",
+        "return OnBase(base, latest, pull)",
         LOOP_INHERITED,
     ),
     Mutation(
@@ -1810,6 +1810,29 @@ MUTATIONS = [
         "    if not safe_extraction():",
         "    if False:",
         TOOLCHAIN_INSTALL,
+    ),
+    # The PR's diff (or a fix's) is read with git's line ends only: U+2028 in a name or a line
+    # must not start a file or a hunk of its own.
+    Mutation(
+        "header-splits-on-unicode-line-breaks",
+        "policy/header.py",
+        '    lines = text.split("\\n")\n    lines = [f"{line}\\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])\n',
+        "    lines = text.splitlines(keepends=True)\n",
+        ("tests/deliver/test_inline_failing.py",),
+    ),
+    Mutation(
+        "loop-inherited-trusts-a-cut-short-file-list",
+        "workflow/inherited.py",
+        "    if len(files) >= PULL_FILES_LISTED:\n        return True\n",
+        "",
+        ("tests/workflow/test_inherited.py",),
+    ),
+    Mutation(
+        "loop-inherited-claims-a-file-check-without-a-pr",
+        "deliver/inherited.py",
+        "if found.pull is not None else ''",
+        "if True else ''",
+        ("tests/deliver/test_inherited.py",),
     ),
 ]
 

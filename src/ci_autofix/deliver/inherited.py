@@ -27,8 +27,9 @@ def said(found: OnBase, *, server_url: str, repository: str, proposed: str = "")
     named = code_span(found.branch)
     same = (
         f"{named} fails the same way: its [run {found.run.id}]({base_url}) at `{found.run.head_sha[:12]}` "
-        "failed the same jobs and steps with the same tests and findings, in files this pull request "
-        "does not change. The failure is inherited, not this branch's"
+        "failed the same jobs and steps with the same tests and findings"
+        f"{', in files this pull request does not change' if found.pull is not None else ''}. "
+        "The failure is inherited, not this branch's"
     )
     if proposed:
         return (

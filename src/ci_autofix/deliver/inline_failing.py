@@ -97,8 +97,15 @@ def pr_diff(files: list[PullFile]) -> str:
 
 
 def _quoted(prefix: str, name: str) -> str:
-    """`prefix + name` C-quoted as git quotes names (`policy.header` reads it back)."""
+    """`prefix + name` C-quoted as git quotes names (`policy.header` reads it back): control
+    characters and every byte of a non-ASCII character as octal escapes, as `core.quotePath` does."""
     text = "".join(
-        _C_ESCAPES.get(c, f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in name
+        _C_ESCAPES.get(c)
+        or (
+            c
+            if 0x20 <= ord(c) < 0x7F
+            else "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogateescape"))
+        )
+        for c in name
     )
     return f'"{prefix}{text}"'

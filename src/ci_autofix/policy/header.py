@@ -49,7 +49,10 @@ def split_sections(text: str) -> list[tuple[list[str], str]] | None:
     None when the text has no `diff --git` line (a plain unified diff). The `---`/`+++` lines
     are replaced by neutral ones, so unidiff only ever parses hunks; the names come from the header.
     """
-    lines = text.splitlines(keepends=True)
+    # lines as git writes them: ended by "\n" only (`splitlines` would also end one at U+2028 or
+    # U+0085, which a file's name or content may hold, and cut the diff where git did not)
+    lines = text.split("\n")
+    lines = [f"{line}\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     starts = [i for i, line in enumerate(lines) if line.startswith(_DIFF_GIT)]
     if not starts:
         return None

@@ -25,13 +25,17 @@ from ci_autofix.triage.model import Diagnosis
 from ci_autofix.triage.signature import signature
 from ci_autofix.workflow.failed_run import triage_run
 
+PULL_FILES_LISTED = 3000  # GitHub lists at most this many of a PR's files
+
 
 @dataclass(frozen=True)
 class OnBase:
-    """The base branch's run that failed the same way."""
+    """The base branch's run that failed the same way; `pull`: the failing PR whose files were
+    checked (None for a push without a PR: nothing was compared but the failures)."""
 
     branch: str
     run: RunInfo
+    pull: int | None = None
 
 
 def failing_on_base(
@@ -71,7 +75,7 @@ def failing_on_base(
         theirs, _ = triage_run(gh, latest.id, latest.run_attempt, logs, max_tokens=max_tokens)
     except Halt:  # its logs are gone: nothing to compare with
         return None
-    return OnBase(base, latest) if signature(theirs) == mine else None
+    return OnBase(base, latest, pull) if signature(theirs) == mine else None
 
 
 def failing_files(diagnosis: Diagnosis) -> set[str]:
@@ -83,12 +87,16 @@ def failing_files(diagnosis: Diagnosis) -> set[str]:
 
 def touched(gh: GitHubAPI, pull: int, diagnosis: Diagnosis) -> bool:
     """Whether PR #pull changed a file the failures name, or the failures name none (then nothing
-    shows the PR left them alone). A log may name a file by a longer (absolute) or shorter (relative
+    shows the PR left them alone), or GitHub lists as many files as it ever does (3,000: the list
+    may be cut short before the failing file). A log may name a file by a longer (absolute) or shorter (relative
     to the step's directory) path than the repository's: a path suffix at a `/` matches."""
     failing = failing_files(diagnosis)
     if not failing:
         return True
-    changed = {name for f in gh.pull_files(pull) for name in (f.filename, f.previous_filename) if name}
+    files = gh.pull_files(pull)
+    if len(files) >= PULL_FILES_LISTED:
+        return True
+    changed = {name for f in files for name in (f.filename, f.previous_filename) if name}
     return any(_same_file(a, b) for a in failing for b in changed)
 
 
