@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from ci_autofix.cli.check_diff import main as check_diff_main
 from ci_autofix.cli.demo import job_log
 from tests.testing.calc_scenario import API_KEY, CALC_BROKEN, CALC_OK, CALC_TEST, EDITOR, PYTEST, fixing_turns
 from tests.testing.emulator import GitHubEmulator, Run
@@ -132,3 +135,17 @@ def tool_results(record: Path) -> list[str]:
 
 
 __all__ = ["CALC_OK", "Calc", "seed"]
+
+
+def assert_check_diff_blocks_as_protected(
+    diff_text: str, path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ci-autofix check-diff` on `diff_text` blocks it with one finding: `path` is protected."""
+    diff = tmp_path / "fix.diff"
+    diff.write_text(diff_text)
+
+    exit_code = check_diff_main([str(diff), "--format", "json"])
+
+    report = json.loads(capsys.readouterr().out)
+    assert (exit_code, report["status"]) == (2, "blocked"), report
+    assert [(f["code"], f["path"]) for f in report["findings"]] == [("protected-path", path)]

@@ -9,14 +9,18 @@ The agent could write `.gitmodules`, and `check-diff` called a rewrite of it cle
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from ci_autofix.cli.check_diff import main as check_diff_main
 from ci_autofix.sandbox import Sandbox, SandboxViolation
-from tests.security.ci_guards_helpers import REPO, fix_and_finish, seed, tool_results
+from tests.security.ci_guards_helpers import (
+    REPO,
+    assert_check_diff_blocks_as_protected,
+    fix_and_finish,
+    seed,
+    tool_results,
+)
 from tests.testing.calc_scenario import EDITOR, messages_process
 from tests.testing.emulator import GitHubEmulator
 from tests.testing.fakes.messages import reply, tool_use
@@ -32,17 +36,13 @@ FETCHED_BY_CI = [".gitmodules"]
 def test_check_diff_blocks_a_rewrite_of_a_submodule_url(
     path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    diff = tmp_path / "fix.diff"
-    diff.write_text(
+    assert_check_diff_blocks_as_protected(
         f'--- a/{path}\n+++ b/{path}\n@@ -1,3 +1,3 @@\n [submodule "lib"]\n \tpath = lib\n'
-        f"-\turl = https://github.com/octo/lib.git\n+\turl = {EVIL_URL}\n"
+        f"-\turl = https://github.com/octo/lib.git\n+\turl = {EVIL_URL}\n",
+        path,
+        tmp_path,
+        capsys,
     )
-
-    exit_code = check_diff_main([str(diff), "--format", "json"])
-
-    report = json.loads(capsys.readouterr().out)
-    assert (exit_code, report["status"]) == (2, "blocked"), report
-    assert [(f["code"], f["path"]) for f in report["findings"]] == [("protected-path", path)]
 
 
 @pytest.mark.parametrize("path", FETCHED_BY_CI)

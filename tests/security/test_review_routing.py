@@ -14,14 +14,18 @@ entrypoint laid out like the runner, with a scripted model that tries to write t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from ci_autofix.cli.check_diff import main as check_diff_main
 from ci_autofix.sandbox import Sandbox, SandboxViolation
-from tests.security.ci_guards_helpers import REPO, fix_and_finish, seed, tool_results
+from tests.security.ci_guards_helpers import (
+    REPO,
+    assert_check_diff_blocks_as_protected,
+    fix_and_finish,
+    seed,
+    tool_results,
+)
 from tests.testing.calc_scenario import EDITOR, messages_process
 from tests.testing.emulator import GitHubEmulator
 from tests.testing.fakes.messages import reply, tool_use
@@ -98,14 +102,12 @@ ROUTES_REVIEWS_OR_RUNS_CI = [
 def test_check_diff_blocks_a_change_to_a_file_that_routes_reviews_merges_or_ci(
     path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    diff = tmp_path / "fix.diff"
-    diff.write_text(f"--- a/{path}\n+++ b/{path}\n@@ -1 +1,2 @@\n keep: this\n+merge: everything\n")
-
-    exit_code = check_diff_main([str(diff), "--format", "json"])
-
-    report = json.loads(capsys.readouterr().out)
-    assert (exit_code, report["status"]) == (2, "blocked"), report
-    assert [(f["code"], f["path"]) for f in report["findings"]] == [("protected-path", path)]
+    assert_check_diff_blocks_as_protected(
+        f"--- a/{path}\n+++ b/{path}\n@@ -1 +1,2 @@\n keep: this\n+merge: everything\n",
+        path,
+        tmp_path,
+        capsys,
+    )
 
 
 @pytest.mark.parametrize("path", ROUTES_REVIEWS_OR_RUNS_CI)
