@@ -191,8 +191,8 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
     script = _script(raw)
     if script is not None:
         lines = script_lines(root, script) if root is not None and depth < _RUNNER_DEPTH else None
-        if lines is not None:
-            _read_lines(script, lines, facts, root, depth)  # type: ignore[arg-type]
+        if lines is not None and root is not None:
+            _read_lines(script, lines, facts, root, depth)
         elif root is not None:
             facts.notes.append(
                 f"`{script}` could not be read through to the commands it runs (it is not there)."
@@ -204,8 +204,8 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
             if root is not None and depth < _RUNNER_DEPTH
             else None
         )
-        if lines is not None:
-            _read_lines(" ".join(runner), lines, facts, root, depth)  # type: ignore[arg-type]
+        if lines is not None and root is not None:
+            _read_lines(" ".join(runner), lines, facts, root, depth)
             return
         runner = None
     if runner is not None:

@@ -189,8 +189,9 @@ def _commands(view: LogView) -> tuple[list[str], list[Span]]:
     if not commands:
         prompt = _last_prompt(view)
         if prompt is not None:
-            commands.append(PROMPT_RE.match(view.clean(prompt)).group("cmd"))  # type: ignore[union-attr]
-            spans.append(Span(prompt, prompt, 0))
+            at, command = prompt
+            commands.append(command)
+            spans.append(Span(at, at, 0))
     return commands, spans
 
 
@@ -219,11 +220,12 @@ def _step_command(step: Step) -> str:
     return "\n".join(step.script) if step.script else step.command
 
 
-def _last_prompt(view: LogView) -> int | None:
+def _last_prompt(view: LogView) -> tuple[int, str] | None:
+    """The last shell prompt line (`$ cmd`) among the anchors, with the command it shows."""
     for i in reversed(view.anchors):
-        line = view.clean(i)
-        if PROMPT_RE.match(line):
-            return i
+        match = PROMPT_RE.match(view.clean(i))
+        if match:
+            return i, match.group("cmd")
     return None
 
 
