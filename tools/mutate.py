@@ -1834,6 +1834,22 @@ MUTATIONS = [
         "if True else ''",
         ("tests/deliver/test_inherited.py",),
     ),
+    # one reader of the repository's scripts, as the shell reads them: a line ends at "\n" only, and
+    # a script outside the repository is never read
+    Mutation(
+        "script-lines-split-on-unicode-line-breaks",
+        "fixers/recipes.py",
+        'enumerate(text.split("\\n"), 1)',
+        "enumerate(text.splitlines(), 1)",
+        ("tests/fixers/test_recipes.py",),
+    ),
+    Mutation(
+        "script-lines-read-outside-the-repository",
+        "fixers/recipes.py",
+        '    if normal.startswith(("/", "../")) or normal == "..":\n        return None\n    text = _text(source, normal)',
+        "    text = _text(source, normal)",
+        ("tests/fixers/test_recipes.py",),
+    ),
 ]
 
 

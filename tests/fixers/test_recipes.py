@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, tox_commands
+from ci_autofix.fixers.recipes import make_recipe, nox_commands, package_script, script_lines, tox_commands
 
 MAKEFILE = """\
 PY := python3
@@ -93,3 +93,35 @@ def test_package_json_scripts_are_read_as_npm_yarn_and_pnpm_run_them(tmp_path: P
         assert package_script(tmp_path, args, runner) is None, (runner, args)
     (tmp_path / "package.json").write_text("not json")
     assert package_script(tmp_path, ["test"], "npm") is None
+
+
+def test_a_script_is_read_as_its_numbered_command_lines_from_the_checkout_or_the_commit(
+    tmp_path: Path,
+) -> None:
+    """One reader of the repository's scripts, for the checkout (a `Path`) and the failing commit
+    (a `Read`): blank and comment lines left out, lines numbered as in the file, and a line ends at
+    `\\n` only, as the shell reads it (U+2028 inside a line does not start a new one)."""
+    text = "#!/bin/sh\nset -eu\n\n  # check\nblack --check .  \nruff check a\u2028b\n"
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "lint.sh").write_text(text, encoding="utf-8")
+    expected = [(2, "set -eu"), (5, "black --check ."), (6, "ruff check a\u2028b")]
+    assert script_lines(tmp_path, "./scripts/lint.sh") == expected
+    assert script_lines({"scripts/lint.sh": text}.get, "./scripts/lint.sh") == expected
+
+
+def test_a_script_outside_the_repository_or_holding_a_nul_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "outside.sh").write_text("black --check .\n", encoding="utf-8")
+    (tmp_path / "repo" / "bin.sh").write_text("black\0 --check .\n", encoding="utf-8")
+
+    def anything(rel: str) -> str:  # a reader that serves any path: the confinement is script_lines' own
+        return "black --check .\n"
+
+    assert script_lines(tmp_path / "repo", "../outside.sh") is None
+    assert script_lines(tmp_path / "repo", str(tmp_path / "outside.sh")) is None
+    assert script_lines(tmp_path / "repo", "bin.sh") is None
+    assert script_lines(tmp_path / "repo", "missing.sh") is None
+    assert script_lines(anything, "sub/../../outside.sh") is None
+    assert script_lines(anything, "/ok.sh") is None
+    assert script_lines(anything, "..") is None
+    assert script_lines(anything, "sub/../ok.sh") == [(1, "black --check .")]

@@ -190,9 +190,9 @@ def _read_one(raw: list[str], facts: CommandFacts, root: Path | None = None, dep
     runner = _task_runner(raw)
     script = _script(raw)
     if script is not None:
-        lines = script_lines(root, script) if root is not None and depth < _RUNNER_DEPTH else None
-        if lines is not None and root is not None:
-            _read_lines(script, lines, facts, root, depth)
+        numbered = script_lines(root, script) if root is not None and depth < _RUNNER_DEPTH else None
+        if numbered is not None and root is not None:
+            _read_lines(script, [line for _, line in numbered], facts, root, depth)
         elif root is not None:
             facts.notes.append(
                 f"`{script}` could not be read through to the commands it runs (it is not there)."

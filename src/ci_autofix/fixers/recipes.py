@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import configparser
 import json
+import posixpath
 import re
 import shlex
 from collections.abc import Callable
@@ -185,13 +186,19 @@ def _script_name(runner: str, args: list[str]) -> tuple[str | None, list[str]]:
 
 
 # ---- shell scripts ------------------------------------------------------------------------------------
-def script_lines(root: Path, path: str) -> list[str] | None:
-    """The lines of a shell script the step runs (`./.ci.gofmt.sh`, `bash scripts/lint.sh`), read as
-    words, never run; None when it is not a file inside the repository."""
-    text = _read(root, path)
+def script_lines(source: Path | Read, path: str) -> list[tuple[int, str]] | None:
+    """The command lines of a shell script the step runs (`./.ci.gofmt.sh`, `bash scripts/lint.sh`):
+    each with its line number, stripped, blank and comment lines left out; read as words, never run.
+    Lines end at `\\n` only, as the shell reads them. None when it is not a file inside the repository.
+    The one reader of repository scripts: the fixers read through it tolerantly, the replay strictly."""
+    normal = posixpath.normpath(path)
+    if normal.startswith(("/", "../")) or normal == "..":
+        return None
+    text = _text(source, normal)
     if text is None or "\0" in text:
         return None
-    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    numbered = ((number, line.strip()) for number, line in enumerate(text.split("\n"), 1))
+    return [(number, line) for number, line in numbered if line and not line.startswith("#")]
 
 
 # ---- tox and nox ---------------------------------------------------------------------------------------

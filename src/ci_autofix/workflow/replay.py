@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from ci_autofix.fixers.catalog import BLACK, ISORT, RUFF_CHECK, RUFF_FORMAT, Fixer
 from ci_autofix.fixers.commands import line_tokens, pre_commit_hooks_named, skip_options
 from ci_autofix.fixers.config import pre_commit_hooks
-from ci_autofix.fixers.recipes import Read, Session, nox_session, tox_env
+from ci_autofix.fixers.recipes import Read, Session, nox_session, script_lines, tox_env
 
 _WRAPPERS = frozenset({"uv", "poetry", "pdm", "hatch"})
 _ELSEWHERE = frozenset(
@@ -258,18 +258,13 @@ def _hook_check(fixer: Fixer, hook: dict[str, object]) -> str:
 
 
 def _repository_script(path: str, shown: str, read: Read, out: Replayed, depth: int) -> list[str] | None:
+    numbered = script_lines(read, path)
+    if numbered is None:
+        return None
     normal = posixpath.normpath(path)
-    if normal.startswith(("/", "../")) or normal == "..":
-        return None
-    text = read(normal)
-    if text is None:
-        return None
     kept: list[str] = []
     commands: list[list[str]] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
+    for number, line in numbered:
         if _SET_RE.match(line):
             kept.append(line)
             continue
