@@ -673,7 +673,7 @@ def _mirror(args: argparse.Namespace) -> Iterator[None]:
     if not args.local_mirror:
         yield
         return
-    sys.path.insert(0, str(HERE.parent / "tests"))
+    sys.path.insert(0, str(HERE.parent))  # the repository root: `tests` is a package
     from tests.testing.toolchain_mirror import MirrorServer, available, build
 
     missing = available()
