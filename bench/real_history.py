@@ -828,12 +828,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.with_model and not os.environ.get("ANTHROPIC_API_KEY"):
         print("real_history: --with-model needs ANTHROPIC_API_KEY in the environment", file=sys.stderr)
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
     if not args.verify_cases:
         problem = ci_autofix_problem(args.ci_autofix, python_tools=any(c.tool in PYPI_TOOLS for c in cases))
         if problem:
             print(f"real_history: {problem}.", file=sys.stderr)
             return 2
+    args.out.mkdir(parents=True, exist_ok=True)
     if args.verify_cases:
         bad = 0
         for case in cases:

@@ -351,7 +351,8 @@ def test_a_ci_autofix_whose_python_the_sandbox_uid_cannot_run_is_refused_for_pyt
 
 def test_a_ci_autofix_that_is_not_there_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nowhere" / "ci-autofix"
-    assert rh.main(["--ci-autofix", str(missing), "--only", "datasette-c3ceaba"]) == 2
+    out = tmp_path / "out"
+    assert rh.main(["--ci-autofix", str(missing), "--only", "datasette-c3ceaba", "--out", str(out)]) == 2
     assert f"{missing} is not an executable; pass the ci-autofix to measure as --ci-autofix PATH" in (
         capsys.readouterr().err
     )
