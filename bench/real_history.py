@@ -51,6 +51,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -764,15 +765,23 @@ def served_indexes(tree: Path) -> dict[str, bytes]:
     return {"node/index.json": json.dumps(node).encode(), "go/index.json": json.dumps(go).encode()}
 
 
+def mirror_module() -> ModuleType:
+    """The tests' toolchain mirror (`tests/testing/toolchain_mirror.py`), imported as the tests import
+    it: `tests` is a package of the repository root, which a script in `bench/` does not have on its path."""
+    sys.path.insert(0, str(HERE.parent))
+    from tests.testing import toolchain_mirror
+
+    return toolchain_mirror
+
+
 @contextmanager
 def _mirror(args: argparse.Namespace) -> Iterator[None]:
     """With `--local-mirror`, the tests' toolchain mirror served for the run (its URL in `args`)."""
     if not args.local_mirror:
         yield
         return
-    sys.path.insert(0, str(HERE.parent))  # the repository root: `tests` is a package
-    from tests.testing.toolchain_mirror import MirrorServer, available, build
-
+    mirrors = mirror_module()
+    available, build, MirrorServer = mirrors.available, mirrors.build, mirrors.MirrorServer
     missing = available()
     if missing:
         raise SystemExit(f"real_history: the toolchain mirror cannot be built here: {missing}")

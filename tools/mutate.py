@@ -1859,6 +1859,13 @@ MUTATIONS = [
         BENCH_REAL_HISTORY,
     ),
     Mutation(
+        "bench-looks-for-the-mirror-under-tests",
+        "../../bench/real_history.py",
+        "    sys.path.insert(0, str(HERE.parent))\n",
+        '    sys.path.insert(0, str(HERE.parent / "tests"))\n',
+        BENCH_REAL_HISTORY,
+    ),
+    Mutation(
         "bench-reads-a-long-shebang-as-no-python",
         "../../bench/real_history.py",
         'return Path(found["python"]) if found else None',

@@ -247,6 +247,19 @@ def test_files_of_the_javascript_and_go_tools_are_read_from_their_output(tmp_pat
     assert rh.reported_files(output, tmp_path) == ["README.md", "main.go", "pkg/x_test.go", "src/a.ts"]
 
 
+def test_the_harness_run_as_a_script_finds_the_tests_toolchain_mirror(tmp_path: Path) -> None:
+    """`--local-mirror` imports the mirror as the tests do (`tests.testing.toolchain_mirror`), from a
+    process whose path has `bench/` and not the repository root (as `python bench/real_history.py`)."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import real_history; "
+        "print(real_history.mirror_module().MirrorServer.__name__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(ROOT / "bench")], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "MirrorServer"), done.stderr[-600:]
+
+
 def test_the_local_mirror_lists_only_the_releases_it_serves(tmp_path: Path) -> None:
     """A declared Node or Go the mirror has no archive for must fall back to the nearest it has,
     not fail on a file the index promised."""
