@@ -751,7 +751,9 @@ def ci_autofix_problem(executable: str, *, python_tools: bool) -> str | None:
 def served_indexes(tree: Path) -> dict[str, bytes]:
     """The mirror's Node and Go indexes cut to the releases it serves (the tests' mirror lists others
     that have no archive): a version a job declares and this machine cannot serve then falls back to
-    the nearest one it can, as ci-autofix does on a runner, instead of failing on a missing file."""
+    the nearest one it can, as ci-autofix does on a runner, instead of failing on a missing file.
+    Entries are kept whole (nodejs.org's `lts` names too), so an alias resolves among what is served:
+    `lts/*` is the newest LTS release the mirror has, not the one nodejs.org listed when CI ran."""
     node = [
         entry
         for entry in json.loads((tree / "node" / "index.json").read_text())
