@@ -51,6 +51,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -650,10 +651,109 @@ def fix_command(command: str) -> str | None:
     return shlex.join(a for a in argv if a not in _CHECK_ONLY)
 
 
+# A uid that owns nothing, as the sandbox's: what ci-autofix, run as root, runs the tools it installs as.
+STRANGER = 65534
+_PROBE = "import sys, tarfile; print(*sys.version_info[:3], hasattr(tarfile, 'data_filter'))"
+# pip's console script for an interpreter path too long for `#!`: `#!/bin/sh`, then this line
+_PIP_EXEC = re.compile(r"""^'{3}exec' (?P<python>\S+) "\$0" "\$@"$""", re.M)
+
+
+def interpreter_of(executable: Path) -> Path | None:
+    """The Python a console script (pip's `ci-autofix`) runs with: its `#!` line (through `env`), or
+    the `exec` line pip writes under `#!/bin/sh` for a long path; None for anything else."""
+    try:
+        with executable.open("rb") as script:
+            head = script.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    words = head.partition("\n")[0].removeprefix("#!").split() if head.startswith("#!") else []
+    if words[:1] in (["/bin/sh"], ["/usr/bin/sh"]):
+        found = _PIP_EXEC.search(head)
+        return Path(found["python"]) if found else None
+    if words[:1] and Path(words[0]).name == "env":
+        located = shutil.which(words[1]) if len(words) > 1 else None
+        return Path(located) if located else None
+    return Path(words[0]) if words else None
+
+
+def tarfile_problem(python: Path) -> str | None:
+    """Why `python` cannot run the measured ci-autofix's toolchain installs, or None: ci-autofix unpacks
+    Node, Go and Rust only with tarfile's data filter (Python 3.11.4 and later)."""
+    try:
+        done = subprocess.run(
+            [str(python), "-I", "-c", _PROBE],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the Python that runs ci-autofix ({python}) does not run ({exc})"
+    words = done.stdout.split()
+    if done.returncode != 0 or len(words) != 4:
+        output = (done.stderr.strip() or done.stdout.strip())[-300:]
+        return f"the Python that runs ci-autofix ({python}) does not run: {output}"
+    if words[3] != "True":
+        return (
+            f"the Python that runs ci-autofix ({python}, {'.'.join(words[:3])}) has no tarfile data filter, "
+            "so ci-autofix refuses to unpack any toolchain and no job that declares Node, Go or Rust is "
+            "verified. Install the measured ci-autofix with Python 3.11.4 or later"
+        )
+    return None
+
+
+def stranger_problem(python: Path) -> str | None:
+    """Why the sandbox's uid cannot run `python`, or None. Run as root, ci-autofix makes the Python
+    tools' environments from its own interpreter and runs them as another uid: an interpreter that
+    uid cannot run (under root's home, or loading its library from there, as a pyenv build does)
+    leaves every tool "not installed here", which measures the machine, not ci-autofix."""
+    try:
+        done = subprocess.run(
+            [str(python), "-I", "-c", "pass"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            cwd="/",
+            user=STRANGER,
+            group=STRANGER,
+            extra_groups=[],
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        reason = str(exc)
+    else:
+        if done.returncode == 0:
+            return None
+        reason = done.stderr.strip()[-300:] or f"exit {done.returncode}"
+    return (
+        f"the Python that runs ci-autofix ({python}) cannot be run by another uid ({reason}), and run as "
+        "root ci-autofix runs the Python tools it installs as the sandbox's uid. Install the measured "
+        "ci-autofix with a Python every uid can run and load (not one under root's home)"
+    )
+
+
+def ci_autofix_problem(executable: str, *, python_tools: bool) -> str | None:
+    """Why the ci-autofix at `executable` would measure this machine rather than ci-autofix, or None:
+    it is not there, its Python has no tarfile data filter, or (run as root, with cases whose tool is a
+    Python tool) the sandbox's uid cannot run its Python."""
+    found = shutil.which(executable)
+    if found is None:
+        return f"{executable} is not an executable; pass the ci-autofix to measure as --ci-autofix PATH"
+    python = interpreter_of(Path(found))
+    if python is None:
+        return None  # not a console script: nothing to look through
+    problem = tarfile_problem(python)
+    if problem is None and python_tools and os.geteuid() == 0:
+        problem = stranger_problem(python)
+    return problem
+
+
 def served_indexes(tree: Path) -> dict[str, bytes]:
     """The mirror's Node and Go indexes cut to the releases it serves (the tests' mirror lists others
     that have no archive): a version a job declares and this machine cannot serve then falls back to
-    the nearest one it can, as ci-autofix does on a runner, instead of failing on a missing file."""
+    the nearest one it can, as ci-autofix does on a runner, instead of failing on a missing file.
+    Entries are kept whole (nodejs.org's `lts` names too), so an alias resolves among what is served:
+    `lts/*` is the newest LTS release the mirror has, not the one nodejs.org listed when CI ran."""
     node = [
         entry
         for entry in json.loads((tree / "node" / "index.json").read_text())
@@ -667,15 +767,23 @@ def served_indexes(tree: Path) -> dict[str, bytes]:
     return {"node/index.json": json.dumps(node).encode(), "go/index.json": json.dumps(go).encode()}
 
 
+def mirror_module() -> ModuleType:
+    """The tests' toolchain mirror (`tests/testing/toolchain_mirror.py`), imported as the tests import
+    it: `tests` is a package of the repository root, which a script in `bench/` does not have on its path."""
+    sys.path.insert(0, str(HERE.parent))
+    from tests.testing import toolchain_mirror
+
+    return toolchain_mirror
+
+
 @contextmanager
 def _mirror(args: argparse.Namespace) -> Iterator[None]:
     """With `--local-mirror`, the tests' toolchain mirror served for the run (its URL in `args`)."""
     if not args.local_mirror:
         yield
         return
-    sys.path.insert(0, str(HERE.parent / "tests"))
-    from tests.testing.toolchain_mirror import MirrorServer, available, build
-
+    mirrors = mirror_module()
+    available, build, MirrorServer = mirrors.available, mirrors.build, mirrors.MirrorServer
     missing = available()
     if missing:
         raise SystemExit(f"real_history: the toolchain mirror cannot be built here: {missing}")
@@ -731,6 +839,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.with_model and not os.environ.get("ANTHROPIC_API_KEY"):
         print("real_history: --with-model needs ANTHROPIC_API_KEY in the environment", file=sys.stderr)
         return 2
+    if not args.verify_cases:
+        problem = ci_autofix_problem(args.ci_autofix, python_tools=any(c.tool in PYPI_TOOLS for c in cases))
+        if problem:
+            print(f"real_history: {problem}.", file=sys.stderr)
+            return 2
     args.out.mkdir(parents=True, exist_ok=True)
     if args.verify_cases:
         bad = 0

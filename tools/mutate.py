@@ -58,6 +58,7 @@ LOOP_UNREPRODUCED = ("tests/flows/loop/test_unreproduced.py",)
 LOOP_BREAKER = ("tests/flows/loop/test_breaker.py",)
 LOOP_GONE = ("tests/flows/loop/test_closed_means_gone.py",)
 LOOP_INHERITED = ("tests/flows/loop/test_inherited.py",)
+BENCH_REAL_HISTORY = ("tests/bench/test_real_history.py",)
 LOOP_INLINE = ("tests/flows/loop/test_inline_on_failing_pr.py", "tests/deliver/test_inline_failing.py")
 WIRE = ("tests/ladder/test_runtimes.py",)
 ENDED = ("tests/flows/test_ended.py",)
@@ -79,7 +80,7 @@ FIXER_RUN = ("tests/fixers/test_run.py",)
 @dataclass(frozen=True)
 class Mutation:
     name: str
-    path: str  # under src/ci_autofix
+    path: str  # under src/ci_autofix (`../../bench/...` for a benchmark harness)
     old: str  # must occur exactly once
     new: str
     tests: tuple[str, ...]
@@ -1849,6 +1850,43 @@ MUTATIONS = [
         '    if normal.startswith(("/", "../")) or normal == "..":\n        return None\n    text = _text(source, normal)',
         "    text = _text(source, normal)",
         ("tests/fixers/test_recipes.py",),
+    ),
+    # the real-history benchmark's harness (bench/, beside src/): it refuses a ci-autofix that
+    # would measure the machine (no tarfile data filter, a Python the sandbox's uid cannot run)
+    Mutation(
+        "bench-accepts-a-python-without-the-data-filter",
+        "../../bench/real_history.py",
+        'if words[3] != "True":',
+        "if False:",
+        BENCH_REAL_HISTORY,
+    ),
+    Mutation(
+        "bench-skips-the-sandbox-uid-check",
+        "../../bench/real_history.py",
+        "if problem is None and python_tools and os.geteuid() == 0:",
+        "if False:",
+        BENCH_REAL_HISTORY,
+    ),
+    Mutation(
+        "bench-asks-the-sandbox-uid-for-javascript-cases",
+        "../../bench/real_history.py",
+        "if problem is None and python_tools and os.geteuid() == 0:",
+        "if problem is None and os.geteuid() == 0:",
+        BENCH_REAL_HISTORY,
+    ),
+    Mutation(
+        "bench-looks-for-the-mirror-under-tests",
+        "../../bench/real_history.py",
+        "    sys.path.insert(0, str(HERE.parent))\n",
+        '    sys.path.insert(0, str(HERE.parent / "tests"))\n',
+        BENCH_REAL_HISTORY,
+    ),
+    Mutation(
+        "bench-reads-a-long-shebang-as-no-python",
+        "../../bench/real_history.py",
+        'return Path(found["python"]) if found else None',
+        "return None",
+        BENCH_REAL_HISTORY,
     ),
 ]
 

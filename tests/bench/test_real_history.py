@@ -5,6 +5,7 @@ report's arithmetic (totals, the fixable subset, agreement counted among fixes) 
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -246,6 +247,19 @@ def test_files_of_the_javascript_and_go_tools_are_read_from_their_output(tmp_pat
     assert rh.reported_files(output, tmp_path) == ["README.md", "main.go", "pkg/x_test.go", "src/a.ts"]
 
 
+def test_the_harness_run_as_a_script_finds_the_tests_toolchain_mirror(tmp_path: Path) -> None:
+    """`--local-mirror` imports the mirror as the tests do (`tests.testing.toolchain_mirror`), from a
+    process whose path has `bench/` and not the repository root (as `python bench/real_history.py`)."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import real_history; "
+        "print(real_history.mirror_module().MirrorServer.__name__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(ROOT / "bench")], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "MirrorServer"), done.stderr[-600:]
+
+
 def test_the_local_mirror_lists_only_the_releases_it_serves(tmp_path: Path) -> None:
     """A declared Node or Go the mirror has no archive for must fall back to the nearest it has,
     not fail on a file the index promised."""
@@ -266,3 +280,92 @@ def test_the_local_mirror_lists_only_the_releases_it_serves(tmp_path: Path) -> N
     served = rh.served_indexes(tmp_path)
     assert [e["version"] for e in json.loads(served["node/index.json"])] == ["v20.20.2"]
     assert [r["version"] for r in json.loads(served["go/index.json"])] == ["go1.19.8"]
+
+
+def _console_script(where: Path, python: Path) -> Path:
+    """`ci-autofix` as pip writes a console script for `python` (distlib's ScriptMaker, which pip uses)."""
+    scripts = pytest.importorskip("pip._vendor.distlib.scripts")
+    maker = scripts.ScriptMaker(None, str(where))
+    maker.executable = str(python)
+    maker.variants = {""}
+    (made,) = maker.make("ci-autofix = ci_autofix.cli:main")
+    return Path(made)
+
+
+def _venv(where: Path, *pth_lines: str) -> Path:
+    """A virtual environment of this interpreter (no pip) at `where`, with `pth_lines` run at startup."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    if pth_lines:
+        (site,) = where.glob("lib/python3*/site-packages")
+        (site / "startup.pth").write_text("\n".join(pth_lines) + "\n")
+    return where / "bin" / "python"
+
+
+def test_the_python_of_a_console_script_is_read_from_its_first_lines(tmp_path: Path) -> None:
+    """pip writes `#!python` for a short path and `#!/bin/sh` with an `exec` line for one longer
+    than the kernel reads (127 bytes); `#!/usr/bin/env` finds it on PATH; a binary has none."""
+    short = tmp_path / "bin" / "python"
+    assert rh.interpreter_of(_console_script(tmp_path, short)) == short
+    long = tmp_path / ("very-long-directory-name-" * 6) / "bin" / "python"
+    script = _console_script(tmp_path / "long", long)
+    assert script.read_text().startswith("#!/bin/sh\n")
+    assert rh.interpreter_of(script) == long
+    env = tmp_path / "env-script"
+    env.write_text("#!/usr/bin/env sh\necho\n")
+    assert rh.interpreter_of(env) == Path(str(__import__("shutil").which("sh")))
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01")
+    assert rh.interpreter_of(binary) is None
+
+
+def test_a_ci_autofix_whose_python_has_no_tarfile_data_filter_is_refused_before_any_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As on Debian bookworm's Python 3.11.2: ci-autofix would refuse every toolchain, and the cases
+    whose job declares Node (datasette's) would read as unverified for a reason of the machine."""
+    python = _venv(tmp_path / "old", "import tarfile; del tarfile.data_filter")
+    script = _console_script(tmp_path, python)
+    code = rh.main(
+        ["--ci-autofix", str(script), "--only", "datasette-c3ceaba", "--out", str(tmp_path / "out")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "has no tarfile data filter" in err and "Python 3.11.4 or later" in err
+    assert "datasette-c3ceaba" not in err  # no case ran
+    assert not list((tmp_path / "out").glob("real-history-*.json"))
+    # the same interpreter with its data filter passes the check
+    assert rh.tarfile_problem(_venv(tmp_path / "new")) is None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="ci-autofix runs tools as another uid only when run as root")
+def test_a_ci_autofix_whose_python_the_sandbox_uid_cannot_run_is_refused_for_python_tools(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Python in a directory only root enters (a pyenv build under root's home): every Python tool
+    ci-autofix installs would read as not installed. JavaScript and Go cases run no Python tool."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    script = _console_script(tmp_path, _venv(private / "venv"))
+    code = rh.main(
+        ["--ci-autofix", str(script), "--only", "datasette-c3ceaba", "--out", str(tmp_path / "out")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cannot be run by another uid" in err and "every uid can run" in err
+    assert rh.ci_autofix_problem(str(script), python_tools=False) is None
+    from ci_autofix.sandbox import others_can_run
+
+    shared = next(
+        (p for p in (Path(sys._base_executable), Path("/usr/bin/python3")) if others_can_run(p)), None
+    )
+    if shared is not None:  # an interpreter every uid can run passes
+        assert rh.stranger_problem(shared) is None
+
+
+def test_a_ci_autofix_that_is_not_there_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nowhere" / "ci-autofix"
+    out = tmp_path / "out"
+    assert rh.main(["--ci-autofix", str(missing), "--only", "datasette-c3ceaba", "--out", str(out)]) == 2
+    assert f"{missing} is not an executable; pass the ci-autofix to measure as --ci-autofix PATH" in (
+        capsys.readouterr().err
+    )
