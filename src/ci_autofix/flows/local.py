@@ -70,6 +70,13 @@ def fix(
     return proposal, name
 
 
+def _one_line(step: str, limit: int = 120) -> str:
+    """A step's `run:` on one line (its lines joined by `; `), cut at `limit` characters: a
+    two-line step `black --version` / `black --check .` is named whole, not by its first line."""
+    joined = "; ".join(line.strip() for line in step.splitlines() if line.strip())
+    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+
+
 def _triage(at: LocalAttempt) -> tuple[Diagnosis, WorkflowCommands]:
     """The log's diagnosis, and the commands of the workflow steps it names as failing."""
     from ci_autofix.triage import diagnose
@@ -82,7 +89,7 @@ def _triage(at: LocalAttempt) -> tuple[Diagnosis, WorkflowCommands]:
     locate_failures(diagnosis, at.git.repo)
     runner.info(
         f"  {len(diagnosis.failures)} failure(s), category {diagnosis.category.value}; "
-        f"the log names as failing: {', '.join(c.splitlines()[0] for c in diagnosis.log_commands) or 'no command'}"
+        f"the log names as failing: {', '.join(map(_one_line, diagnosis.log_commands)) or 'no command'}"
     )
     # A command named only by the log is never run: it must be a workflow step's `run:` (or be
     # given with --test-command, which verification runs anyway).

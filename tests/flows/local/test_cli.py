@@ -14,6 +14,7 @@ from ci_autofix.git import BOT_EMAIL, BOT_NAME
 from tests.testing.calc_scenario import messages_process
 from tests.testing.fakes.messages import reply, tool_use
 from tests.testing.git import git, init_repo
+from tests.testing.logformat import github_log, run_tool
 
 BIN = Path(sys.executable).parent
 BOT = f"{BOT_NAME} <{BOT_EMAIL}>"
@@ -85,6 +86,18 @@ def test_fix_reads_the_log_from_stdin(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     branches = git(repo, "branch", "--list", "ci-autofix/*")
     assert "ci-autofix/main/local-" in branches
+
+
+def test_a_step_of_several_lines_is_named_whole(tmp_path: Path) -> None:
+    """A two-line step (`ruff --version`, then the check) is named by both lines, not by the
+    first, which is not what failed."""
+    repo = tmp_path / "repo"
+    init_repo(repo, BROKEN)
+    output = run_tool(["ruff", "format", "--check", "."], repo)
+    log = github_log("ruff --version\nruff format --check .", output)
+    result = cli("fix", "-", cwd=repo, home=tmp_path / "home", stdin=log.encode())
+    assert result.returncode == 0, result.stderr
+    assert "the log names as failing: ruff --version; ruff format --check .\n" in result.stderr
 
 
 def test_fix_halts_when_nothing_applies(tmp_path: Path) -> None:
