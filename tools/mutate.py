@@ -1286,6 +1286,20 @@ MUTATIONS = [
         ("tests/ladder/test_environment.py",),
     ),
     Mutation(
+        "env-pip-compiled-by-ensurepip",
+        "ladder/environment.py",
+        '"-m", "venv", "--without-pip", str(env_dir)]',
+        '"-m", "venv", str(env_dir)]',
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
+        "env-without-pip",
+        "ladder/environment.py",
+        "        if created.ok:\n",
+        "        if False:\n",
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
         "repro-job-setup-takes-expansions",
         "workflow/definition.py",
         '        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):',

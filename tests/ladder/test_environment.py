@@ -4,13 +4,15 @@ package from the index), and a setup that fails says so with pip's own words."""
 from __future__ import annotations
 
 import dataclasses
+import ensurepip
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ci_autofix.ladder.environment import Environment, needs_environment
+from ci_autofix.ladder.environment import Environment, needs_environment, prepare
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
 from tests.testing.git import DEV, git
@@ -59,6 +61,31 @@ def test_a_job_setup_that_fails_here_is_the_evidence_with_pips_words(tmp_path: P
     )
     assert not setup.ok and setup.command == "python -m pip install -r requirements/ci.txt"
     assert "six==0.0.0.1" in setup.tail  # pip says which requirement it could not satisfy
+
+
+def test_the_environment_gets_the_interpreters_own_pip_without_compiling_it(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")  # Python, nothing to install
+    started: list[str] = []
+    prepared = prepare(
+        Sandbox(root, timeout=120, extra_env={"PATH": os.environ["PATH"]}),
+        Environment(env_dir=tmp_path / "env"),
+        timeout=120,
+        commands=["pytest"],
+        on_start=started.append,
+    )
+    assert prepared.setup is None and started == ["python -m venv env"]
+    site = [p for p in (tmp_path / "env" / "lib").glob("python3*/site-packages/pip") if p.is_dir()]
+    assert site, sorted(str(p) for p in (tmp_path / "env").rglob("site-packages"))
+    # seeded from the wheel, not byte-compiled (what made `python -m venv` slow): nothing compiled yet
+    assert not list(site[0].rglob("*.pyc"))
+    pip = subprocess.run(
+        [str(tmp_path / "env" / "bin" / "python"), "-m", "pip", "--version"], capture_output=True, text=True
+    )
+    # the pip `python -m venv` would have installed: the one bundled with this interpreter, in the environment
+    assert pip.returncode == 0, pip.stderr
+    assert pip.stdout.startswith(f"pip {ensurepip.version()} from {site[0]}"), pip.stdout
 
 
 def test_every_line_of_a_replayed_session_counts_in_whether_it_needs_the_environment(tmp_path: Path) -> None:
