@@ -56,6 +56,7 @@ from ci_autofix.policy.source import is_test_path
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
 from ci_autofix.toolchains.provision import Provisioned
+from ci_autofix.workflow.poetry import PoetryInstall
 
 _SERVICE = re.compile(
     r"Connection refused|ECONNREFUSED|could not connect to server|Can't connect to (?:local )?MySQL"
@@ -203,6 +204,7 @@ class CleanRuns:
     tool_path: Path | None = None  # the fixers' tools (`ladder.tools`), last on the commands' PATH
     tool_versions: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # `CIRun.described`
     job_setup: list[str] = dataclasses.field(default_factory=list)  # `WorkflowCommands.setup`
+    poetry: PoetryInstall | None = None  # `WorkflowCommands.poetry`
     # the runtimes provisioned for the failed job (`ladder.runtimes`), first on the commands' PATH, and
     # that job's mapping (its `env:` for the dependency installs each clean copy runs first)
     provisioned: Provisioned = dataclasses.field(default_factory=Provisioned)
@@ -307,7 +309,7 @@ class CleanRuns:
         return with_tools(copy, self.tool_path), failed
 
     def _environment(self) -> Environment:
-        return Environment(self.setup_command, self.job_setup, self.area.env_dir)
+        return Environment(self.setup_command, self.job_setup, self.area.env_dir, self.poetry)
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
