@@ -305,16 +305,19 @@ def _poetry_install(
             "paths": [str(inner.root / p) if p != "." else str(inner.root) for p in root.paths],
             "scripts": dict(root.scripts),
         }
-        result = inner.run([str(python), "-I", "-S", "-c", _EDITABLE, json.dumps(spec)], timeout=timeout)
+        result = inner.run([str(python), "-I", "-c", _EDITABLE, json.dumps(spec)], timeout=timeout)
     return Evidence.of(shown, result) if result is not None else Evidence(shown, 0, False, "")
 
 
 # The project installed as poetry's own editable builder installs it: a `.pth` file naming its
 # package directories, and a script for each console entry point. Run by the environment's Python
-# (isolated, without `site`: nothing installed in the environment runs), as the sandbox's user.
+# (isolated from the user's site and variables), as the sandbox's user; it writes only in the
+# environment (`sys.prefix`), and refuses to when it is not one.
 _EDITABLE = """
 import json, os, sys, sysconfig
 spec = json.loads(sys.argv[1])
+if sys.prefix == sys.base_prefix:
+    sys.exit("not a virtual environment: " + sys.prefix)
 lib = sysconfig.get_paths()["purelib"]
 def fresh(path):
     if os.path.lexists(path):

@@ -162,10 +162,7 @@ def _add(
     found.commands.append(StepCommand(command, replayed.script, failed.job, failed.step))
     earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
     installs = [line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)]
-    poetry = _poetry_install(earlier, matrix, read)
-    if poetry is not None and found.poetry is None:
-        found.poetry = poetry
-        found.notes += [*poetry.notes, *([poetry.error] if poetry.error else [])]
+    if _follow_poetry(found, _poetry_install(earlier, matrix, read)):
         installs = [line for line in installs if not _installs_poetry(line)]
     for install in [*installs, *replayed.installs]:
         if install not in found.setup:
@@ -278,6 +275,15 @@ def _poetry_install(earlier: list[Any], matrix: dict[str, Any], read: Read) -> P
         w for s in earlier if isinstance(s, dict) for w in _plain_lines(s, matrix) if is_poetry_install(w)
     ]
     return follow(lines[-1], read) if lines else None
+
+
+def _follow_poetry(found: WorkflowCommands, poetry: PoetryInstall | None) -> bool:
+    """Record the job's `poetry install` (the first failed job's) and what it says; whether it did."""
+    if poetry is None or found.poetry is not None:
+        return False
+    found.poetry = poetry
+    found.notes += [*poetry.notes, *([poetry.error] if poetry.error else [])]
+    return True
 
 
 def _installs_poetry(line: str) -> bool:
@@ -589,6 +595,10 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
             StepCommand(command, script, str(job.get("name", "")), str(step.get("name", "")))
         )
         found.setup += [line for line in replayed.installs if line not in found.setup]
+        listed = job.get("steps")
+        steps_of_job: list[Any] = listed if isinstance(listed, list) else []
+        earlier = steps_of_job[: next((i for i, s in enumerate(steps_of_job) if s is step), 0)]
+        _follow_poetry(found, _poetry_install(earlier, {}, files_at(git, sha)))
     return found
 
 

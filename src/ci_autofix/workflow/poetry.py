@@ -246,7 +246,7 @@ def _marker(text: str, where: str) -> str:
     text = " ".join(text.split())
     if not text or re.search(r"\bextra\b", text):  # an extra's condition: `optional` and `extras` decide
         return ""
-    if not _MARKER_RE.match(text):
+    if not _MARKER_RE.match(text) or re.search(r"(?:^|\s)-", text):  # pip reads ` -x` as its option
         raise _Unfollowed(f"{where} has the marker `{text[:80]}`, which ci-autofix does not read")
     return text
 
