@@ -493,3 +493,26 @@ def test_where_a_step_stopped_is_read_only_from_its_own_lines() -> None:
     assert stopped_at(globbed, "+ isort --check example_a/ example_b/\nERROR\n") == "isort --check example_*/"
     assert stopped_at(globbed, "+ rm -rf /\n") is None  # a traced line that is not the step's
     assert stopped_at("black --check src", "+ black --check src\n") is None  # one command: nothing to say
+
+
+def test_a_step_that_stops_where_the_network_is_missing_is_unverified_and_says_where(project: Path) -> None:
+    """cruft's `check` clones its template with git; without the network git says it cannot
+    resolve the host: this machine's limit, not the fix's, and never "verified"."""
+    (project / "check_template.py").write_text(
+        "import sys\n"
+        "print(\"fatal: unable to access 'https://github.com/o/template/': Could not resolve host: github.com\")\n"
+        "sys.exit(1)\n"
+    )
+    sandbox = sandbox_for(project)
+    [before] = reproduce(sandbox, [STEP], timeout=60)
+    (project / "calc.py").write_text(FIXED)
+    result = verify(sandbox, [STEP], before=[before], timeout=60)
+    assert result.outcome == "unverified"
+    assert (
+        "needs a service or network access that is not available here (Could not resolve host)"
+        in result.reason
+    )
+    assert (
+        "it stops at `python check_template.py`, where it stopped the same way before the fix"
+        in result.reason
+    )
