@@ -1901,10 +1901,10 @@ MUTATIONS = [
         POETRY,
     ),
     Mutation(
-        "poetry-requirements-in-the-tree",
+        "poetry-requirements-file-left-behind",
         "ladder/environment.py",
-        'suffix=".txt", dir=sandbox.tmpdir)',
-        'suffix=".txt", dir=sandbox.root)',
+        "        with contextlib.suppress(OSError):\n            os.unlink(name)",
+        "        pass",
         POETRY_ENV,
     ),
     Mutation(

@@ -107,6 +107,7 @@ def _poetry_project(tmp_path: Path, lock_text: str) -> Sandbox:
 
 POETRY_CHECK = (
     "python -c \"import dateutil, iniconfig, tiny; print(dateutil.__version__, tiny.__file__.startswith('./'))\""
+    " && python -c \"import importlib.metadata as m; print(m.version('tiny'), [e.value for e in m.entry_points(name='tiny')])\""
     " && tiny && python -m pip freeze --exclude-editable"
 )
 
@@ -128,10 +129,11 @@ def test_the_jobs_poetry_install_installs_the_locks_groups_and_the_project_as_po
     assert run.ok, run.tail
     lines = run.tail.splitlines()
     assert lines[0] == "2.8.2 False"  # the lock's version; the project imported from the checkout
-    assert lines[1] == "tiny 2.8.2"  # its console script
-    frozen = {line.split("==")[0].lower(): line.split("==")[1] for line in lines[2:] if "==" in line}
+    assert lines[1] == "0.1.0 ['tiny.cli:main']"  # its metadata and entry points, as poetry writes them
+    assert lines[2] == "tiny 2.8.2"  # its console script
+    frozen = {line.split("==")[0].lower(): line.split("==")[1] for line in lines[3:] if "==" in line}
     # the main and dev groups at the lock's versions; not the optional group, the extra, nor Windows'
-    assert frozen == {"iniconfig": "2.0.0", "python-dateutil": "2.8.2", "six": "1.16.0"}
+    assert frozen == {"iniconfig": "2.0.0", "python-dateutil": "2.8.2", "six": "1.16.0", "tiny": "0.1.0"}
     assert (
         started[1] == "poetry install (followed: 4 packages of poetry.lock at its versions, then the project)"
     )

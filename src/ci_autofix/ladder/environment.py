@@ -302,15 +302,19 @@ def _poetry_install(
     elif root is not None:
         spec = {
             "name": re.sub(r"[-_.]+", "_", root.name).lower(),
+            "project": root.name,
+            "version": root.version,
             "paths": [str(inner.root / p) if p != "." else str(inner.root) for p in root.paths],
             "scripts": dict(root.scripts),
+            "entry_points": [list(e) for e in root.entry_points],
         }
         result = inner.run([str(python), "-I", "-c", _EDITABLE, json.dumps(spec)], timeout=timeout)
     return Evidence.of(shown, result) if result is not None else Evidence(shown, 0, False, "")
 
 
 # The project installed as poetry's own editable builder installs it: a `.pth` file naming its
-# package directories, and a script for each console entry point. Run by the environment's Python
+# package directories, a script for each console entry point, and its `*.dist-info` (its version and
+# entry points, which `importlib.metadata` reads: isort asks for its own version). Run by the environment's Python
 # (isolated from the user's site and variables), as the sandbox's user; it writes only in the
 # environment (`sys.prefix`), and refuses to when it is not one.
 _EDITABLE = """
@@ -334,6 +338,22 @@ for name, reference in spec["scripts"].items():
             f"sys.exit(entry{''.join('.' + a for a in attribute.split('.')[1:])}())\\n"
         )
     os.chmod(path, 0o755)
+info = os.path.join(lib, spec["name"] + "-" + spec["version"] + ".dist-info")
+os.makedirs(info, exist_ok=True)
+groups = {"console_scripts": list(spec["scripts"].items())}
+for group, name, reference in spec["entry_points"]:
+    groups.setdefault(group, []).append((name, reference))
+files = {
+    "METADATA": f"Metadata-Version: 2.1\\nName: {spec['project']}\\nVersion: {spec['version']}\\n",
+    "INSTALLER": "ci-autofix\\n",
+    "entry_points.txt": "".join(
+        f"[{group}]\\n" + "".join(f"{n} = {r}\\n" for n, r in entries) + "\\n" for group, entries in groups.items()
+    ),
+    "RECORD": "",
+}
+for name, text in files.items():
+    with fresh(os.path.join(info, name)) as handle:
+        handle.write(text)
 """
 
 

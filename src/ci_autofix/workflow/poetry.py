@@ -82,6 +82,9 @@ class Root:
     paths: tuple[str, ...] = (".",)
     scripts: tuple[tuple[str, str], ...] = ()
     pip: bool = False
+    version: str = "0"
+    # its entry points other than console scripts: (group, name, `module:attribute`)
+    entry_points: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,7 @@ class _Project:
     extras: dict[str, set[str]]  # extra -> the root's optional dependencies it installs
     backend: str
     scripts: dict[str, object]
+    project: dict[str, object]
 
     @classmethod
     def of(cls, pyproject: dict[str, object]) -> _Project:
@@ -346,7 +350,7 @@ class _Project:
         backend = str(build.get("build-backend", "poetry.core.masonry.api" if poetry else ""))
         scripts = {**_table(project.get("scripts")), **_table(poetry.get("scripts"))}
         name = str(poetry.get("name") or project.get("name") or "")
-        return cls(name, poetry, groups, optional, extras, backend, scripts)
+        return cls(name, poetry, groups, optional, extras, backend, scripts, project)
 
     def selected(self, options: _Options) -> set[str]:
         known = set(self.groups)
@@ -384,7 +388,21 @@ class _Project:
                 raise _Unfollowed(
                     f"the project's package directory `{path[:60]}` is not inside the repository"
                 )
-        return Root(self.name, tuple(sorted(paths)), tuple(self._console_scripts()))
+        version = str(self.poetry.get("version") or self.project.get("version") or "0")
+        return Root(
+            self.name,
+            tuple(sorted(paths)),
+            tuple(self._console_scripts()),
+            version=version if _VERSION_RE.match(version) else "0",
+            entry_points=tuple(self._entry_points()),
+        )
+
+    def _entry_points(self) -> Iterable[tuple[str, str, str]]:
+        for group, table in sorted(_table(self.poetry.get("plugins")).items()):
+            for name, reference in sorted(_table(table).items()):
+                fits = _SCRIPT_NAME_RE.match(group) and _SCRIPT_NAME_RE.match(name)
+                if fits and isinstance(reference, str) and _REFERENCE_RE.match(reference):
+                    yield group, name, reference
 
     def _console_scripts(self) -> Iterable[tuple[str, str]]:
         for name, value in sorted(self.scripts.items()):
