@@ -320,6 +320,10 @@ def test_the_jobs_poetry_install_is_followed_from_the_lock_and_poetry_itself_is_
         }
         assert found.poetry.root is None
         assert all("poetry" not in line for line in found.setup)
+        assert (
+            "The job's `poetry install --with docs --no-root` is installed as poetry.lock says, without "
+            "running poetry: 5 packages at the lock's versions, checked against its hashes." in found.notes
+        )
     failed = failed_step_commands(Git(source), sha, CI, [FailedStep("lint", "Lint")])
     assert failed.setup == ["python -m pip install --upgrade pip"]
 

@@ -282,6 +282,12 @@ def _follow_poetry(found: WorkflowCommands, poetry: PoetryInstall | None) -> boo
     if poetry is None or found.poetry is not None:
         return False
     found.poetry = poetry
+    if not poetry.error:
+        root = "" if poetry.root is None else ", then the project as poetry installs it"
+        found.notes.append(
+            f"The job's `{poetry.line}` is installed as poetry.lock says, without running poetry: "
+            f"{len(poetry.packages)} packages at the lock's versions, checked against its hashes{root}."
+        )
     found.notes += [*poetry.notes, *([poetry.error] if poetry.error else [])]
     return True
 
