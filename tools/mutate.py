@@ -1963,6 +1963,13 @@ MUTATIONS = [
         '|No route to host"',
         VERIFY,
     ),
+    Mutation(
+        "verify-same-output-counts-temporary-names",
+        "ladder/verify.py",
+        '    return _TEMP_NAME.sub("tmp", before) == _TEMP_NAME.sub("tmp", after)',
+        "    return before == after",
+        VERIFY,
+    ),
 ]
 
 

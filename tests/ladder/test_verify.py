@@ -459,8 +459,9 @@ STEP = "(\nset +e\nset -euxo pipefail\npython check_template.py\n" + FAILING + "
 def test_a_step_of_several_commands_says_which_one_it_stopped_at_and_where_before_the_fix(
     project: Path,
 ) -> None:
-    (project / "check_template.py").write_text(
-        "import sys\nprint('Unable to reach the template repository')\nsys.exit(1)\n"
+    (project / "check_template.py").write_text(  # as cruft, into a new temporary directory each time
+        "import sys, tempfile\nprint('Unable to reach the template repository, cloning into', tempfile.mkdtemp())\n"
+        "sys.exit(1)\n"
     )
     sandbox = sandbox_for(project)
     [before] = reproduce(sandbox, [STEP], timeout=60)

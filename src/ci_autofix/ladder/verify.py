@@ -549,7 +549,7 @@ def _where(pair: EvidencePair) -> str:
     if before.ok:
         return text + ", and it passed before the fix"
     was = stopped_at(pair.command, before.tail)
-    if was == at and before.exit_code == after.exit_code and before.tail == after.tail:
+    if was == at and before.exit_code == after.exit_code and _same_output(before.tail, after.tail):
         return (
             f"{text}, where it stopped the same way before the fix (exit {before.exit_code}, the same output): "
             "the fix did not change that command's result, and the commands after it did not run here"
@@ -559,6 +559,15 @@ def _where(pair: EvidencePair) -> str:
     if was is not None:
         return f"{text}; before the fix it stopped at {code_span(was)} (exit {before.exit_code})"
     return text
+
+
+# a name Python's `tempfile` made (`tmpk3j_x9q2`): it differs between two runs of the same command
+_TEMP_NAME = re.compile(r"\btmp[a-z0-9_]{8}\b")
+
+
+def _same_output(before: str, after: str) -> bool:
+    """Two runs printed the same, but for the temporary names they made."""
+    return _TEMP_NAME.sub("tmp", before) == _TEMP_NAME.sub("tmp", after)
 
 
 def _sentence(reasons: list[str]) -> str:
