@@ -313,10 +313,10 @@ def _poetry_install(
 
 
 # The project installed as poetry's own editable builder installs it: a `.pth` file naming its
-# package directories, a script for each console entry point, and its `*.dist-info` (its version and
-# entry points, which `importlib.metadata` reads: isort asks for its own version). Run by the environment's Python
-# (isolated from the user's site and variables), as the sandbox's user; it writes only in the
-# environment (`sys.prefix`), and refuses to when it is not one.
+# package directories, a script for each console entry point, and its `*.dist-info` (its version
+# and entry points, which `importlib.metadata` reads: isort asks for its own version). Run by the
+# environment's Python (isolated from the user's site and variables), as the sandbox's user; it
+# writes only in the environment (`sys.prefix`), and refuses to when it is not one.
 _EDITABLE = """
 import json, os, sys, sysconfig
 spec = json.loads(sys.argv[1])
