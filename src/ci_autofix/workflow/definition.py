@@ -19,7 +19,9 @@ A runnable step keeps what the runner gives it: `working-directory` (inside the 
 are not run) and the literal `env:` values of the workflow, job and step. Actions (`uses:`),
 composite actions and reusable workflows are not followed. A line that runs its tools through a
 runner CI set up (`uv run`, `tox -e`, `pre-commit run`, a repository script) is replayed as the
-tool invocations inside it (`workflow.replay`), read from the failing commit's files.
+tool invocations inside it (`workflow.replay`), read from the failing commit's files. What the
+job installed before the failed step is its setup: its plain `pip install` lines, and its
+`poetry install`, followed from the failing commit's poetry.lock (`workflow.poetry`).
 """
 
 from __future__ import annotations
