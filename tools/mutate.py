@@ -50,6 +50,9 @@ BOUNDS = ("tests/agent/test_editor.py", "tests/agent/test_deadline.py", "tests/a
 ROUTING = ("tests/security/test_review_routing.py",)
 REPRO_VERSIONS = ("tests/tooling/test_ci_versions.py", "tests/fixers/test_plan_versions.py")
 REPRO_STEPS = ("tests/fixers/test_plan.py", "tests/workflow/test_definition.py")
+POETRY = ("tests/workflow/test_poetry.py",)
+POETRY_ENV = ("tests/workflow/test_poetry.py", "tests/ladder/test_environment.py")
+VERIFY = ("tests/ladder/test_verify.py",)
 FETCHED_SUBMODULES = ("tests/security/test_fetched_submodules.py",)
 MORE_CI = ("tests/security/test_more_ci_systems.py",)
 LOOP_REUSE = ("tests/flows/loop/test_one_per_failure.py",)
@@ -1281,8 +1284,8 @@ MUTATIONS = [
     Mutation(
         "repro-job-setup-ignored",
         "ladder/environment.py",
-        "    if job_setup:  # as the job installed it",
-        "    if False:  # as the job installed it",
+        "        if job_setup:\n            on_start(shown)",
+        "        if False:\n            on_start(shown)",
         ("tests/ladder/test_environment.py",),
     ),
     Mutation(
@@ -1302,8 +1305,8 @@ MUTATIONS = [
     Mutation(
         "repro-job-setup-takes-expansions",
         "workflow/definition.py",
-        '        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):',
-        "        if any(set(w) <= _OPERATORS for w in words):",
+        '        if words and not any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):',
+        "        if words and not any(set(w) <= _OPERATORS for w in words):",
         REPRO_STEPS,
     ),
     Mutation(
@@ -1787,7 +1790,7 @@ MUTATIONS = [
     Mutation(
         "eco-bench-package-scripts-unread",
         "fixers/commands.py",
-        '        if lines is not None:\n            _read_lines(" ".join(runner)',
+        '        if lines is not None and root is not None:\n            _read_lines(" ".join(runner)',
         '        if False:\n            _read_lines(" ".join(runner)',
         ("tests/fixers/test_plan.py",),
     ),
@@ -1901,6 +1904,139 @@ MUTATIONS = [
         'return Path(found["python"]) if found else None',
         "return None",
         BENCH_REAL_HISTORY,
+    ),
+    Mutation(
+        "poetry-groups-only-main",
+        "workflow/poetry.py",
+        "        return ({g for g in known if g not in self.optional_groups} | set(options.with_)) - set(",
+        '        return {"main"} - set(',
+        POETRY,
+    ),
+    Mutation(
+        "poetry-optional-group-installed",
+        "workflow/poetry.py",
+        '            if entries.get("optional") is True:',
+        "            if False:",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-extras-ignored",
+        "workflow/poetry.py",
+        "        roots = [d for d in roots if not d.optional or normal(d.name) in extras]",
+        "        roots = [d for d in roots if not d.optional]",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-markers-dropped",
+        "workflow/poetry.py",
+        "                reached = condition | frozenset(m for m in dependency.markers if m)",
+        "                reached = condition",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-hashes-dropped",
+        "workflow/poetry.py",
+        '        return " ".join([line, *(f"--hash={h}" for h in self.hashes)])',
+        "        return line",
+        POETRY_ENV,
+    ),
+    Mutation(
+        "poetry-dependencies-not-followed",
+        "workflow/poetry.py",
+        "                    pending += [(inner, path | marker) for path in paths]",
+        "                    pass",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-old-lock-hashes-ignored",
+        "workflow/poetry.py",
+        "        old_hashes = {normal(name): _hashes(value) for name, value in files.items()}",
+        "        old_hashes: dict[str, tuple[str, ...]] = {}",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-marker-may-carry-a-pip-option",
+        "workflow/poetry.py",
+        ' or re.search(r"(?:^|\\s)-", text):',
+        ":",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-unknown-option-guessed",
+        "workflow/poetry.py",
+        "        elif arg not in _HARMLESS:",
+        "        elif False:",
+        POETRY,
+    ),
+    Mutation(
+        "poetry-requirements-file-left-behind",
+        "ladder/environment.py",
+        "        with contextlib.suppress(OSError):\n            os.unlink(name)",
+        "        pass",
+        POETRY_ENV,
+    ),
+    Mutation(
+        "poetry-project-not-installed",
+        "ladder/environment.py",
+        "    elif root is not None:\n        spec = {",
+        "    elif False:\n        spec = {",
+        POETRY_ENV,
+    ),
+    Mutation(
+        "poetry-install-not-followed",
+        "ladder/environment.py",
+        '        return _poetry_install(inner, bin_dir / "python", poetry, timeout, on_start) if poetry else None',
+        "        return None",
+        POETRY_ENV,
+    ),
+    Mutation(
+        "poetry-itself-installed",
+        "workflow/definition.py",
+        "        installs = [line for line in installs if not _installs_poetry(line)]",
+        "        installs = list(installs)",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "poetry-local-run-not-followed",
+        "workflow/definition.py",
+        "        _follow_poetry(found, _poetry_install(earlier, {}, files_at(git, sha)))",
+        "        pass",
+        REPRO_STEPS,
+    ),
+    Mutation(
+        "verify-step-stop-unnamed",
+        "ladder/verify.py",
+        "    at = stopped_at(pair.command, after.tail)",
+        "    at = None",
+        VERIFY,
+    ),
+    Mutation(
+        "verify-step-stop-names-any-trace",
+        "ladder/verify.py",
+        "            if words == traced or (fixed is not None and traced[:fixed] == words[:fixed]):",
+        "            if True:",
+        VERIFY,
+    ),
+    Mutation(
+        "verify-step-stop-before-unsaid",
+        "ladder/verify.py",
+        "    was = stopped_at(pair.command, before.tail)",
+        "    was = None",
+        VERIFY,
+    ),
+    Mutation(
+        "verify-unresolved-host-is-the-fixs",
+        "ladder/verify.py",
+        '|No route to host|Could not resolve host"',
+        '|No route to host"',
+        VERIFY,
+    ),
+    Mutation(
+        "verify-same-output-counts-temporary-names",
+        "ladder/verify.py",
+        '    return _TEMP_NAME.sub("tmp", before) == _TEMP_NAME.sub("tmp", after)',
+        "    return before == after",
+        VERIFY,
     ),
 ]
 

@@ -8,6 +8,7 @@ import ensurepip
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,17 @@ import pytest
 from ci_autofix.ladder.environment import Environment, needs_environment, prepare
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
-from tests.testing.git import DEV, git
+from ci_autofix.workflow.poetry import follow
+from tests.testing.git import DEV, git, write_files
+from tests.testing.poetry_project import FILES, HASHES, lock
+
+
+def files_of(root: Path) -> Callable[[str], str | None]:
+    def read(path: str) -> str | None:
+        return (root / path).read_text() if (root / path).is_file() else None
+
+    return read
+
 
 CHECK = 'python -c "import six; print(six.__version__)"'
 
@@ -108,3 +119,72 @@ def test_every_line_of_a_replayed_session_counts_in_whether_it_needs_the_environ
 def test_the_lines_that_set_up_the_shell_are_not_programs_that_need_the_environment() -> None:
     assert not needs_environment(["cd -- src\nexport LINT=1\nset +o pipefail\n(\nset -eux\nruff check .\n)"])
     assert needs_environment(["cd -- src\nruff check .\ncheck-manifest"])
+
+
+def _poetry_project(tmp_path: Path, lock_text: str) -> Sandbox:
+    root = tmp_path / "repo"
+    write_files(root, {**FILES, "poetry.lock": lock_text})
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "a poetry project", author=DEV)
+    tmp = tmp_path / "sandbox-tmp"
+    tmp.mkdir()
+    return Sandbox(root, timeout=300, extra_env={"PATH": os.environ["PATH"]}, tmpdir=tmp)
+
+
+POETRY_CHECK = (
+    "python -c \"import dateutil, iniconfig, tiny; print(dateutil.__version__, tiny.__file__.startswith('./'))\""
+    " && python -c \"import importlib.metadata as m; print(m.version('tiny'), [e.value for e in m.entry_points(name='tiny')])\""
+    " && tiny && python -m pip freeze --exclude-editable"
+)
+
+
+@pytest.mark.slow  # installs packages from the index into a fresh environment
+def test_the_jobs_poetry_install_installs_the_locks_groups_and_the_project_as_poetry_does(
+    tmp_path: Path,
+) -> None:
+    sandbox = _poetry_project(tmp_path, lock(old=True))
+    poetry = follow(["poetry", "install"], files_of(sandbox.root))
+    started: list[str] = []
+    [run] = reproduce(
+        sandbox,
+        [POETRY_CHECK],
+        timeout=300,
+        environment=Environment(poetry=poetry, env_dir=tmp_path / "env"),
+        on_start=started.append,
+    )
+    assert run.ok, run.tail
+    lines = run.tail.splitlines()
+    assert lines[0] == "2.8.2 False"  # the lock's version; the project imported from the checkout
+    assert lines[1] == "0.1.0 ['tiny.cli:main']"  # its metadata and entry points, as poetry writes them
+    assert lines[2] == "tiny 2.8.2"  # its console script
+    frozen = {line.split("==")[0].lower(): line.split("==")[1] for line in lines[3:] if "==" in line}
+    # the main and dev groups at the lock's versions; not the optional group, the extra, nor Windows'
+    assert frozen == {"iniconfig": "2.0.0", "python-dateutil": "2.8.2", "six": "1.16.0", "tiny": "0.1.0"}
+    assert (
+        started[1] == "poetry install (followed: 4 packages of poetry.lock at its versions, then the project)"
+    )
+    assert not git(sandbox.root, "status", "--porcelain", "--ignored").strip()  # nothing in the tree
+    assert not any((tmp_path / "sandbox-tmp").iterdir())  # the requirements file is gone too
+
+
+@pytest.mark.slow  # downloads from the index
+def test_a_file_whose_hash_is_not_the_locks_fails_the_setup_with_pips_words(tmp_path: Path) -> None:
+    hashes = {**HASHES, "iniconfig": "sha256:" + "0" * 64}
+    sandbox = _poetry_project(tmp_path, lock(old=False, hashes=hashes))
+    poetry = follow(["poetry", "install", "--only", "dev"], files_of(sandbox.root))
+    [setup] = reproduce(
+        sandbox, [POETRY_CHECK], timeout=300, environment=Environment(poetry=poetry, env_dir=tmp_path / "env")
+    )
+    assert not setup.ok and setup.command.startswith("poetry install --only dev (followed: ")
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in setup.tail and "0" * 64 in setup.tail
+
+
+def test_a_poetry_install_that_cannot_be_followed_fails_the_setup_with_its_cause(tmp_path: Path) -> None:
+    sandbox = _poetry_project(tmp_path, "[[package]\n")
+    poetry = follow(["poetry", "install"], files_of(sandbox.root))
+    [setup] = reproduce(
+        sandbox, [POETRY_CHECK], timeout=300, environment=Environment(poetry=poetry, env_dir=tmp_path / "env")
+    )
+    assert not setup.ok and "`poetry.lock` is not valid TOML" in setup.tail
+    assert "set `setup-command`" in setup.tail

@@ -14,7 +14,7 @@ from ci_autofix.fixers import plan_fixers
 from ci_autofix.ladder.environment import Environment, default_setup, needs_environment, uses_ruff
 from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.ladder.tools import tool_dir, wanted_tools
-from ci_autofix.ladder.verify import absent_programs, reproduce, verify
+from ci_autofix.ladder.verify import absent_programs, reproduce, stopped_at, verify
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.tooling.versions import Requirement
 from ci_autofix.triage import diagnose
@@ -449,3 +449,71 @@ def test_a_gradle_fix_that_drops_a_test_is_caught_from_its_reports(tmp_path: Pat
     assert len(result.tests_dropped) == 1
     assert "1 fewer ran (2 before the fix, 1 after)" in result.tests_dropped[0]
     assert "`example.CalcTest::addsZero`" in result.tests_dropped[0]
+
+
+# A repository script replayed as its commands (`workflow.replay`), as isort's `scripts/lint.sh`:
+# its first command needs the network (`cruft check`), so here the step stops there, fix or not.
+STEP = "(\nset +e\nset -euxo pipefail\npython check_template.py\n" + FAILING + "\n)"
+
+
+def test_a_step_of_several_commands_says_which_one_it_stopped_at_and_where_before_the_fix(
+    project: Path,
+) -> None:
+    (project / "check_template.py").write_text(  # as cruft, into a new temporary directory each time
+        "import sys, tempfile\nprint('Unable to reach the template repository, cloning into', tempfile.mkdtemp())\n"
+        "sys.exit(1)\n"
+    )
+    sandbox = sandbox_for(project)
+    [before] = reproduce(sandbox, [STEP], timeout=60)
+    (project / "calc.py").write_text(FIXED)
+    result = verify(sandbox, [STEP], before=[before], timeout=60)
+    assert result.outcome == "failed"  # never verified: the whole step must pass
+    assert result.reason.endswith(
+        "still fails after the fix (exit 1): it stops at `python check_template.py`, where it stopped the "
+        "same way before the fix (exit 1, the same output): the fix did not change that command's result, "
+        "and the commands after it did not run here."
+    )
+    assert "Unable to reach the template repository" in result.to_markdown()  # its output, fenced
+
+    (project / "check_template.py").write_text("print('template up to date')\n")  # the step gets further
+    git(project, "commit", "-qam", "template reachable", author=DEV)
+    (project / "calc.py").write_text(BUGGY)
+    [before] = reproduce(sandbox, [STEP], timeout=60)
+    (project / "calc.py").write_text(BUGGY.replace("a - b", "a - b + 1"))  # a fix that does not fix
+    result = verify(sandbox, [STEP], before=[before], timeout=60)
+    assert result.reason.endswith(f"it stops at `{FAILING}`, where it stopped before the fix too (exit 1).")
+
+
+def test_where_a_step_stopped_is_read_only_from_its_own_lines() -> None:
+    output = "+ python check_template.py\ntemplate up to date\n+ black --check src\nwould reformat src/a.py\n"
+    assert (
+        stopped_at("(\nset -ex\npython check_template.py\nblack --check src\n)", output)
+        == "black --check src"
+    )
+    globbed = "(\nset -x\nisort --check example_*/\nflake8 .\n)"
+    assert stopped_at(globbed, "+ isort --check example_a/ example_b/\nERROR\n") == "isort --check example_*/"
+    assert stopped_at(globbed, "+ rm -rf /\n") is None  # a traced line that is not the step's
+    assert stopped_at("black --check src", "+ black --check src\n") is None  # one command: nothing to say
+
+
+def test_a_step_that_stops_where_the_network_is_missing_is_unverified_and_says_where(project: Path) -> None:
+    """cruft's `check` clones its template with git; without the network git says it cannot
+    resolve the host: this machine's limit, not the fix's, and never "verified"."""
+    (project / "check_template.py").write_text(
+        "import sys\n"
+        "print(\"fatal: unable to access 'https://github.com/o/template/': Could not resolve host: github.com\")\n"
+        "sys.exit(1)\n"
+    )
+    sandbox = sandbox_for(project)
+    [before] = reproduce(sandbox, [STEP], timeout=60)
+    (project / "calc.py").write_text(FIXED)
+    result = verify(sandbox, [STEP], before=[before], timeout=60)
+    assert result.outcome == "unverified"
+    assert (
+        "needs a service or network access that is not available here (Could not resolve host)"
+        in result.reason
+    )
+    assert (
+        "it stops at `python check_template.py`, where it stopped the same way before the fix"
+        in result.reason
+    )

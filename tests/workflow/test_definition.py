@@ -12,6 +12,7 @@ from ci_autofix.git import Git
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.workflow.definition import _ACTIVATION_RE, FailedStep, claimed_commands, failed_step_commands
 from tests.testing.git import clone, commit, git, init_repo
+from tests.testing.poetry_project import FILES, lock
 
 CI = ".github/workflows/ci.yml"
 WORKFLOW = """\
@@ -276,6 +277,64 @@ def test_the_jobs_installs_before_the_failed_step_are_its_setup(tmp_path: Path) 
         "python -m pip install -r requirements/ci.txt -c constraints.txt",  # `--user` has no place in a venv
         "python -m pip install '.[lint]'",
     ]
+
+
+POETRY_WORKFLOW = """\
+on: push
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-python@v5
+      - run: |
+          python -m pip install --upgrade pip
+          pip install --constraint=.github/workflows/poetry-constraints.txt poetry
+      - name: Install dependencies
+        run: poetry install --with docs --no-root
+      - name: Lint
+        run: ./scripts/lint.sh
+"""
+
+
+def test_the_jobs_poetry_install_is_followed_from_the_lock_and_poetry_itself_is_not_installed(
+    tmp_path: Path,
+) -> None:
+    """isort's lint job: `pip install poetry`, `poetry install`, then a script of `poetry run`
+    lines. The environment gets the lock's packages of the groups the options choose; poetry
+    itself (CI's tool to make the project's environment, never in it) is not installed."""
+    source = tmp_path / "repo"
+    init_repo(source, {**FILES, "poetry.lock": lock(old=True), "scripts/lint.sh": "poetry run mypy src\n"})
+    sha = commit(source, {CI: POETRY_WORKFLOW}, "CI")
+    for found in (
+        failed_step_commands(Git(source), sha, CI, [FailedStep("lint", "Lint")]),
+        claimed_commands(Git(source), sha, ["./scripts/lint.sh"]),  # `ci-autofix fix` on a log
+    ):
+        assert found.poetry is not None and not found.poetry.error
+        assert found.poetry.line == "poetry install --with docs --no-root"
+        assert {p.name for p in found.poetry.packages} == {
+            "python-dateutil",
+            "six",
+            "iniconfig",
+            "pywin32-ctypes",
+            "toml",
+        }
+        assert found.poetry.root is None
+        assert all("poetry" not in line for line in found.setup)
+        assert (
+            "The job's `poetry install --with docs --no-root` is installed as poetry.lock says, without "
+            "running poetry: 5 packages at the lock's versions, checked against its hashes." in found.notes
+        )
+    failed = failed_step_commands(Git(source), sha, CI, [FailedStep("lint", "Lint")])
+    assert failed.setup == ["python -m pip install --upgrade pip"]
+
+
+def test_a_lock_that_cannot_be_followed_is_a_note_with_the_remedy(tmp_path: Path) -> None:
+    source = tmp_path / "repo"
+    init_repo(source, {**FILES, "scripts/lint.sh": "poetry run mypy src\n"})  # no poetry.lock
+    sha = commit(source, {CI: POETRY_WORKFLOW}, "CI")
+    found = failed_step_commands(Git(source), sha, CI, [FailedStep("lint", "Lint")])
+    assert found.poetry is not None and "`poetry.lock` is missing" in found.poetry.error
+    assert found.poetry.error in found.notes and "`setup-command`" in found.poetry.error
 
 
 @pytest.mark.parametrize(

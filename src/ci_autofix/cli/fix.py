@@ -130,6 +130,11 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
                 f"  {pair.command}{label}: {state} ({before} before the fix, {pair.after.describe()} after)",
                 file=out,
             )
+        telling = proposal.verification.telling()  # what decided an outcome that is not verified
+        if telling is not None and telling[1] is not setup:
+            what, evidence = telling
+            print(f"  Output {what} ({evidence.describe()}), its last lines:", file=out)
+            print(fence(runner.clean(evidence.tail or "(it printed nothing)"), "text"), file=out)
     else:
         print(
             "\nVerification: not run (no workflow step runs the failing command, and no --test-command "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import json
 import os
 import re
 import stat
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from ci_autofix.ladder.evidence import Evidence
 from ci_autofix.sandbox import Sandbox, chown_tree, others_can_run
+from ci_autofix.workflow.poetry import PoetryInstall
 
 _STAMP = ".ci-autofix-setup"
 # The directory of the tools at the exact version CI ran (`ladder.tools`): first on PATH, before
@@ -117,8 +119,12 @@ class Prepared:
     setup: Evidence | None
 
 
-def _stamp(root: Path, setup_command: str, job_setup: Sequence[str] = ()) -> str:
+def _stamp(
+    root: Path, setup_command: str, job_setup: Sequence[str] = (), poetry: PoetryInstall | None = None
+) -> str:
     digest = hashlib.sha256(setup_command.encode() + b"\0" + "\n".join(job_setup).encode() + b"\0")
+    if poetry is not None:
+        digest.update(repr(poetry).encode() + b"\0")
     for name in ("pyproject.toml", "setup.py", "setup.cfg"):
         path = root / name
         if path.is_file():
@@ -171,13 +177,14 @@ _SHELL_SETUP = frozenset({"cd", "export", "set", "(", ")"})
 class Environment:
     """How the environment the judged commands run in is made: `setup_command` (`setup-command`)
     when set, else what the failed job installed before the failed step (`job_setup`: its
-    `pip install` lines, from the workflow), else the project with its test extras
-    (`default_setup`); for a Python project, in the virtualenv at `env_dir` (None:
-    `default_env_dir`)."""
+    `pip install` lines, from the workflow; then `poetry`: its `poetry install`, followed from
+    poetry.lock), else the project with its test extras (`default_setup`); for a Python project,
+    in the virtualenv at `env_dir` (None: `default_env_dir`)."""
 
     setup_command: str = ""
     job_setup: Sequence[str] = ()
     env_dir: Path | None = None
+    poetry: PoetryInstall | None = None
 
 
 def prepare(
@@ -197,7 +204,7 @@ def prepare(
     setup_command, job_setup = environment.setup_command, environment.job_setup
     if not setup_command and commands is not None and not needs_environment(commands):
         return Prepared(sandbox, None)
-    if not is_python_project(root) and not job_setup:
+    if not is_python_project(root) and not job_setup and environment.poetry is None:
         if not setup_command:
             return Prepared(sandbox, None)
         on_start(setup_command)
@@ -214,7 +221,7 @@ def prepare(
             "PATH": _after_ci_tools(str(bin_dir), sandbox.env().get("PATH", os.defpath)),
         },
     )
-    stamp = _stamp(root, setup_command, job_setup)
+    stamp = _stamp(root, setup_command, job_setup, environment.poetry)
     # Beside the environment, not in it: the environment belongs to the sandbox's user.
     stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     # A `setup-command` runs in every clean copy (what it writes into the checkout is part of
@@ -275,16 +282,118 @@ def _set_up(
     if setup_command:
         on_start(setup_command)
         return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
-    if job_setup:  # as the job installed it: in our environment, its `python` first on PATH
+    if job_setup or environment.poetry is not None:
+        # as the job installed it: in our environment, its `python` first on PATH
         shown = " && ".join(job_setup)
-        on_start(shown)
-        return Evidence.of(shown, inner.run_command_line("\n".join(job_setup), timeout=timeout))
+        if job_setup:
+            on_start(shown)
+            installed = Evidence.of(shown, inner.run_command_line("\n".join(job_setup), timeout=timeout))
+            if not installed.ok or environment.poetry is None:
+                return installed
+        poetry = environment.poetry
+        return _poetry_install(inner, bin_dir / "python", poetry, timeout, on_start) if poetry else None
     argv = default_setup(inner.root, bin_dir / "python")
     if argv is None:
         return None
     shown = shown_setup(argv)
     on_start(shown)
     return Evidence.of(shown, inner.run(argv, timeout=timeout))
+
+
+def _poetry_install(
+    inner: Sandbox, python: Path, poetry: PoetryInstall, timeout: float, on_start: Callable[[str], None]
+) -> Evidence:
+    """The job's `poetry install` as poetry would have installed it (`workflow.poetry`): the lock's
+    packages from a requirements file in the sandbox's temp dir, with the lock's hashes checked,
+    then the project; the first of those that fails, else the last."""
+    shown = poetry.describe()
+    on_start(shown)
+    if poetry.error:
+        return Evidence(shown, 1, False, poetry.error)
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet"]
+    result = None
+    for hashed in (True, False):
+        text = poetry.requirements(hashed=hashed)
+        if text:
+            with _requirements_file(inner, text) as path:
+                checked = ["--require-hashes"] if hashed else []
+                result = inner.run([*pip, "--no-deps", *checked, "-r", str(path)], timeout=timeout)
+            if not result.ok:
+                return Evidence.of(shown, result)
+    root = poetry.root
+    if root is not None and root.pip:
+        result = inner.run([*pip, "--no-deps", "-e", "."], timeout=timeout)
+    elif root is not None:
+        spec = {
+            "name": re.sub(r"[-_.]+", "_", root.name).lower(),
+            "project": root.name,
+            "version": root.version,
+            "paths": [str(inner.root / p) if p != "." else str(inner.root) for p in root.paths],
+            "scripts": dict(root.scripts),
+            "entry_points": [list(e) for e in root.entry_points],
+        }
+        result = inner.run([str(python), "-I", "-c", _EDITABLE, json.dumps(spec)], timeout=timeout)
+    return Evidence.of(shown, result) if result is not None else Evidence(shown, 0, False, "")
+
+
+# The project installed as poetry's own editable builder installs it: a `.pth` file naming its
+# package directories, a script for each console entry point, and its `*.dist-info` (its version
+# and entry points, which `importlib.metadata` reads: isort asks for its own version). Run by the
+# environment's Python (isolated from the user's site and variables), as the sandbox's user; it
+# writes only in the environment (`sys.prefix`), and refuses to when it is not one.
+_EDITABLE = """
+import json, os, sys, sysconfig
+spec = json.loads(sys.argv[1])
+if sys.prefix == sys.base_prefix:
+    sys.exit("not a virtual environment: " + sys.prefix)
+lib = sysconfig.get_paths()["purelib"]
+def fresh(path):
+    if os.path.lexists(path):
+        os.unlink(path)
+    return open(path, "x")
+with fresh(os.path.join(lib, spec["name"] + ".pth")) as pth:
+    pth.write("".join(path + "\\n" for path in spec["paths"]))
+for name, reference in spec["scripts"].items():
+    module, _, attribute = reference.partition(":")
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    with fresh(path) as script:
+        script.write(
+            f"#!{sys.executable}\\nimport sys\\nfrom {module} import {attribute.split('.')[0]} as entry\\n"
+            f"sys.exit(entry{''.join('.' + a for a in attribute.split('.')[1:])}())\\n"
+        )
+    os.chmod(path, 0o755)
+info = os.path.join(lib, spec["name"] + "-" + spec["version"] + ".dist-info")
+os.makedirs(info, exist_ok=True)
+groups = {"console_scripts": list(spec["scripts"].items())}
+for group, name, reference in spec["entry_points"]:
+    groups.setdefault(group, []).append((name, reference))
+files = {
+    "METADATA": f"Metadata-Version: 2.1\\nName: {spec['project']}\\nVersion: {spec['version']}\\n",
+    "INSTALLER": "ci-autofix\\n",
+    "entry_points.txt": "".join(
+        f"[{group}]\\n" + "".join(f"{n} = {r}\\n" for n, r in entries) + "\\n" for group, entries in groups.items()
+    ),
+    "RECORD": "",
+}
+for name, text in files.items():
+    with fresh(os.path.join(info, name)) as handle:
+        handle.write(text)
+"""
+
+
+@contextlib.contextmanager
+def _requirements_file(sandbox: Sandbox, text: str) -> Iterator[Path]:
+    """`text` in a new file of ours in the sandbox's temp dir (never the repository's tree), created
+    without following any link the sandbox's user could have left there, readable by that user."""
+    fd, name = tempfile.mkstemp(prefix="poetry-lock-", suffix=".txt", dir=sandbox.tmpdir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            os.fchmod(handle.fileno(), 0o644)
+        yield Path(name)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 @contextlib.contextmanager

@@ -120,6 +120,7 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         tool_path=tool_path,
         tool_versions=ci.described(),
         job_setup=job.failed.setup,
+        poetry=job.failed.poetry,
         provisioned=provisioned,
         job=job.failed.job,
     )

@@ -56,11 +56,12 @@ from ci_autofix.policy.source import is_test_path
 from ci_autofix.policy.table import finding
 from ci_autofix.sandbox import Sandbox, command_argv
 from ci_autofix.toolchains.provision import Provisioned
+from ci_autofix.workflow.poetry import PoetryInstall
 
 _SERVICE = re.compile(
     r"Connection refused|ECONNREFUSED|could not connect to server|Can't connect to (?:local )?MySQL"
     r"|Cannot connect to the Docker daemon|Is the docker daemon running|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)"
-    r"|Name or service not known|Temporary failure in name resolution|No route to host"
+    r"|Name or service not known|Temporary failure in name resolution|No route to host|Could not resolve host"
     r"|redis\.exceptions\.ConnectionError|OperationalError: (?:connection|could not connect)",
     re.I,
 )
@@ -203,6 +204,7 @@ class CleanRuns:
     tool_path: Path | None = None  # the fixers' tools (`ladder.tools`), last on the commands' PATH
     tool_versions: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # `CIRun.described`
     job_setup: list[str] = dataclasses.field(default_factory=list)  # `WorkflowCommands.setup`
+    poetry: PoetryInstall | None = None  # `WorkflowCommands.poetry`
     # the runtimes provisioned for the failed job (`ladder.runtimes`), first on the commands' PATH, and
     # that job's mapping (its `env:` for the dependency installs each clean copy runs first)
     provisioned: Provisioned = dataclasses.field(default_factory=Provisioned)
@@ -307,7 +309,7 @@ class CleanRuns:
         return with_tools(copy, self.tool_path), failed
 
     def _environment(self) -> Environment:
-        return Environment(self.setup_command, self.job_setup, self.area.env_dir)
+        return Environment(self.setup_command, self.job_setup, self.area.env_dir, self.poetry)
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory
@@ -488,11 +490,12 @@ def _judge(
         elif match := _SERVICE.search(after.tail):
             unverified.append(
                 f"{name} needs a service or network access that is not available here ({match.group(0)})"
+                + _where(pair)
             )
         elif pair.role == "test":
             failed.append(f"the test-command {name} fails after the fix (exit {after.exit_code})")
         else:
-            failed.append(f"{name} still fails after the fix (exit {after.exit_code})")
+            failed.append(f"{name} still fails after the fix (exit {after.exit_code}){_where(pair)}")
     if failed:
         return "failed", _sentence(failed)
     if unverified:
@@ -504,6 +507,67 @@ def _judge(
         else ("The test-command passes")
     )
     return "verified", f"{what} here and nothing newly fails."
+
+
+# a command the shell traced (`set -x`): `+ black --check .`; nested shells trace with `++`
+_TRACE_RE = re.compile(r"^\+ (?P<words>\S.*)$", re.M)
+_GLOB = re.compile(r"[*?\[]")
+
+
+def stopped_at(command: str, output: str) -> str | None:
+    """The command of a step of several (`command`, its lines as replayed) that the step stopped
+    at, read from the shell's trace in its output (`set -x`): the last traced command that is one of
+    the step's own lines. Only a line of the step is ever named, never text of the output."""
+    lines = [line.strip() for line in command.splitlines()]
+    steps = [line for line in lines if line and line[0] not in "#()" and not _PRELUDE.match(line)]
+    if len(steps) < 2:
+        return None
+    for match in reversed(list(_TRACE_RE.finditer(output))):
+        traced = match["words"].split()
+        for line in steps:
+            words = line.split()
+            fixed = next((i for i, w in enumerate(words) if _GLOB.search(w)), None)
+            if words == traced or (fixed is not None and traced[:fixed] == words[:fixed]):
+                return line
+    return None
+
+
+_PRELUDE = re.compile(r"^(?:set|cd|export)\b")
+
+
+def _where(pair: EvidencePair) -> str:
+    """Which command of the step it stopped at after the fix, and where it stopped before the fix:
+    a step that stops at the same command, the same way, before and after the fix is not the fix's
+    doing, and its later commands did not run here."""
+    after, before = pair.after, pair.before
+    at = stopped_at(pair.command, after.tail)
+    if at is None:
+        return ""
+    text = f": it stops at {code_span(at)}"
+    if before is None:
+        return text
+    if before.ok:
+        return text + ", and it passed before the fix"
+    was = stopped_at(pair.command, before.tail)
+    if was == at and before.exit_code == after.exit_code and _same_output(before.tail, after.tail):
+        return (
+            f"{text}, where it stopped the same way before the fix (exit {before.exit_code}, the same output): "
+            "the fix did not change that command's result, and the commands after it did not run here"
+        )
+    if was == at:
+        return f"{text}, where it stopped before the fix too (exit {before.exit_code})"
+    if was is not None:
+        return f"{text}; before the fix it stopped at {code_span(was)} (exit {before.exit_code})"
+    return text
+
+
+# a name Python's `tempfile` made (`tmpk3j_x9q2`): it differs between two runs of the same command
+_TEMP_NAME = re.compile(r"\btmp[a-z0-9_]{8}\b")
+
+
+def _same_output(before: str, after: str) -> bool:
+    """Two runs printed the same, but for the temporary names they made."""
+    return _TEMP_NAME.sub("tmp", before) == _TEMP_NAME.sub("tmp", after)
 
 
 def _sentence(reasons: list[str]) -> str:

@@ -19,7 +19,9 @@ A runnable step keeps what the runner gives it: `working-directory` (inside the 
 are not run) and the literal `env:` values of the workflow, job and step. Actions (`uses:`),
 composite actions and reusable workflows are not followed. A line that runs its tools through a
 runner CI set up (`uv run`, `tox -e`, `pre-commit run`, a repository script) is replayed as the
-tool invocations inside it (`workflow.replay`), read from the failing commit's files.
+tool invocations inside it (`workflow.replay`), read from the failing commit's files. What the
+job installed before the failed step is its setup: its plain `pip install` lines, and its
+`poetry install`, followed from the failing commit's poetry.lock (`workflow.poetry`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import yaml
 
 from ci_autofix.fixers.recipes import Read
 from ci_autofix.git import Git
+from ci_autofix.workflow.poetry import PoetryInstall, follow, is_poetry_install
 from ci_autofix.workflow.replay import Replayed, replay
 
 WORKFLOWS_DIR = ".github/workflows"
@@ -82,6 +85,8 @@ class WorkflowCommands:
     # what the failed job installed before the failed step (its `pip install` lines, as argv
     # words rejoined by us), for the environment verification prepares
     setup: list[str] = field(default_factory=list)
+    # the job's `poetry install` before the failed step, followed from poetry.lock (`workflow.poetry`)
+    poetry: PoetryInstall | None = None
     # the first failed job's parsed mapping and its matrix values, for the runtimes it sets up
     job: dict[str, Any] = field(default_factory=dict)
     matrix: dict[str, Any] = field(default_factory=dict)
@@ -159,6 +164,8 @@ def _add(
     found.commands.append(StepCommand(command, replayed.script, failed.job, failed.step))
     earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
     installs = [line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)]
+    if _follow_poetry(found, _poetry_install(earlier, matrix, read)):
+        installs = [line for line in installs if not _installs_poetry(line)]
     for install in [*installs, *replayed.installs]:
         if install not in found.setup:
             found.setup.append(install)
@@ -220,26 +227,9 @@ _DROPPED_OPTIONS = frozenset({"--user", "--system", "--break-system-packages"})
 
 def _installs(step: dict[str, Any], matrix: dict[str, Any]) -> list[str]:
     """The `pip install` lines of an earlier step's `run:` (also `python -m pip`, `uv pip`), each
-    as `python -m pip install <its words>` for the environment we prepare. A line with a shell
-    expansion or operator, a step with an expression only the runner knows, or one in another
-    directory is left out: nothing but plain words reaches the command."""
-    if "run" not in step or step.get("working-directory") not in (None, "", "."):
-        return []
-    try:
-        script = _substitute(str(step["run"]), matrix, "")
-    except _NotRunnable:
-        return []
+    as `python -m pip install <its words>` for the environment we prepare."""
     found = []
-    for line in re.sub(r"\\\r?\n", " ", script).splitlines():
-        lexer = shlex.shlex(line.strip(), posix=True, punctuation_chars=";&|()<>")
-        lexer.whitespace_split = True
-        lexer.commenters = "#"
-        try:
-            words = list(lexer)
-        except ValueError:
-            continue
-        if any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):
-            continue
+    for words in _plain_lines(step, matrix):
         head = [posixpath.basename(w) for w in words[:4]]
         if head[:2] in (["pip", "install"], ["pip3", "install"]):
             rest = words[2:]
@@ -257,6 +247,58 @@ def _installs(step: dict[str, Any], matrix: dict[str, Any]) -> list[str]:
         if rest:
             found.append(shlex.join(["python", "-m", "pip", "install", *rest]))
     return found
+
+
+def _plain_lines(step: dict[str, Any], matrix: dict[str, Any]) -> Iterator[list[str]]:
+    """The lines of an earlier step's `run:` that are one command of plain words, as words. A line
+    with a shell expansion or operator, a step with an expression only the runner knows, or one in
+    another directory is left out: nothing but plain words reaches the command."""
+    if "run" not in step or step.get("working-directory") not in (None, "", "."):
+        return
+    try:
+        script = _substitute(str(step["run"]), matrix, "")
+    except _NotRunnable:
+        return
+    for line in re.sub(r"\\\r?\n", " ", script).splitlines():
+        lexer = shlex.shlex(line.strip(), posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            words = list(lexer)
+        except ValueError:
+            continue
+        if words and not any(set(w) <= _OPERATORS or "$" in w or "`" in w for w in words):
+            yield words
+
+
+def _poetry_install(earlier: list[Any], matrix: dict[str, Any], read: Read) -> PoetryInstall | None:
+    """The last `poetry install` of the steps before the failed one, followed (`workflow.poetry`)."""
+    lines = [
+        w for s in earlier if isinstance(s, dict) for w in _plain_lines(s, matrix) if is_poetry_install(w)
+    ]
+    return follow(lines[-1], read) if lines else None
+
+
+def _follow_poetry(found: WorkflowCommands, poetry: PoetryInstall | None) -> bool:
+    """Record the job's `poetry install` (the first failed job's) and what it says; whether it did."""
+    if poetry is None or found.poetry is not None:
+        return False
+    found.poetry = poetry
+    if not poetry.error:
+        root = "" if poetry.root is None else ", then the project as poetry installs it"
+        found.notes.append(
+            f"The job's `{poetry.line}` is installed as poetry.lock says, without running poetry: "
+            f"{len(poetry.packages)} packages at the lock's versions, checked against its hashes{root}."
+        )
+    found.notes += [*poetry.notes, *([poetry.error] if poetry.error else [])]
+    return True
+
+
+def _installs_poetry(line: str) -> bool:
+    """A `pip install` of poetry itself: CI installed it to run `poetry install`, which is followed
+    here without it (poetry's own packages were never in the project's environment)."""
+    words = [w for w in shlex.split(line)[4:] if not w.startswith("-")]
+    return bool(words) and all(re.fullmatch(r"poetry(?:[<>=!~,.\d\s*]*)", w) for w in words)
 
 
 # ---- jobs and their matrix -------------------------------------------------------------------------
@@ -561,6 +603,10 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
             StepCommand(command, script, str(job.get("name", "")), str(step.get("name", "")))
         )
         found.setup += [line for line in replayed.installs if line not in found.setup]
+        listed = job.get("steps")
+        steps_of_job: list[Any] = listed if isinstance(listed, list) else []
+        earlier = steps_of_job[: next((i for i, s in enumerate(steps_of_job) if s is step), 0)]
+        _follow_poetry(found, _poetry_install(earlier, {}, files_at(git, sha)))
     return found
 
 
