@@ -1313,6 +1313,13 @@ MUTATIONS = [
         ("tests/workflow/test_replay.py",),
     ),
     Mutation(
+        "verify-unresolved-host-counts-as-failed",
+        "ladder/verify.py",
+        "|Temporary failure in name resolution|Could not resolve host|No route to host",
+        "|Temporary failure in name resolution|No route to host",
+        ("tests/ladder/test_verify.py",),
+    ),
+    Mutation(
         "repro-uvx-not-peeled",
         "workflow/replay.py",
         '    if head == "uvx" or (head == "uv" and words[1:3] == ["tool", "run"]):',

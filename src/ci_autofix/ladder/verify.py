@@ -60,7 +60,7 @@ from ci_autofix.toolchains.provision import Provisioned
 _SERVICE = re.compile(
     r"Connection refused|ECONNREFUSED|could not connect to server|Can't connect to (?:local )?MySQL"
     r"|Cannot connect to the Docker daemon|Is the docker daemon running|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)"
-    r"|Name or service not known|Temporary failure in name resolution|No route to host"
+    r"|Name or service not known|Temporary failure in name resolution|Could not resolve host|No route to host"
     r"|redis\.exceptions\.ConnectionError|OperationalError: (?:connection|could not connect)",
     re.I,
 )
