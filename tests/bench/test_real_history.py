@@ -51,6 +51,7 @@ def test_the_committed_case_file_holds_forty_cases_from_eight_repositories() -> 
     assert len(cases) >= 40
     assert len({c.repo for c in cases}) >= 8
     assert len({c.setup for c in cases}) >= 6
+    assert {"pre-commit", "nox"} <= {c.setup for c in cases}  # issue 29: steps that run pre-commit or nox
     assert {c.tool for c in cases} >= {"ruff", "black", "flake8"}
     assert any(not c.fixable for c in cases) and any(c.fixable for c in cases)
     for case in cases:
