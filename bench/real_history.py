@@ -117,6 +117,7 @@ class Case:
     formatter_version: str = ""  # its version (default: `version` when the formatter is `tool`)
     extra: tuple[str, ...] = ()  # further pinned packages the command needs (flake8 plugins)
     ran: str = ""  # when CI ran the step (ISO 8601), when known to be later than the failing commit
+    hook: str = ""  # the pre-commit hook whose check `command` is, when the step runs pre-commit
     note: str = ""  # why it is not fixable, or what else to know
 
     @property
@@ -156,6 +157,7 @@ _OPTIONAL: dict[str, type] = {
     "extra": list,
     "note": str,
     "ran": str,
+    "hook": str,
 }
 
 
@@ -222,6 +224,10 @@ def _check(case: Case, where: str) -> None:
             datetime.fromisoformat(case.ran)
         except ValueError:
             problems.append(f"`ran` {case.ran!r} is not an ISO 8601 date and time")
+    if case.hook and not re.match(r"^[\w.-]+$", case.hook):
+        problems.append(f"`hook` {case.hook!r} is not a pre-commit hook id")
+    if case.setup == "pre-commit" and not case.hook:
+        problems.append("a pre-commit case names the hook that failed in `hook`")
     if not case.fixable and not case.note:
         problems.append("a case no fixer can fix says why in `note`")
     if problems:
@@ -320,12 +326,42 @@ def reported_files(output: str, root: Path) -> list[str]:
     return sorted(found)
 
 
+# The `run:` of an action's composite step that runs the tool, as the action's action.yml has it with
+# the inputs left at their defaults (pre-commit/action v3: `extra_args` is `--all-files`).
+COMPOSITE_RUNS = {"pre-commit/action": "pre-commit run --show-diff-on-failure --color=always --all-files"}
+_USES = re.compile(r"^(?P<action>[\w.-]+/[\w.-]+)@[\w.-]+$")
+_NOX = re.compile(r"\bnox\b.*\s(?:-s|--session|-e)\s+(?P<session>[\w.-]+)")
+
+
+def step_output(case: Case, output: str, exit_code: int) -> str:
+    """The tool's output as the step printed it: inside pre-commit's report of the failed hook when
+    the step runs pre-commit (`hook`), inside nox's session lines when it runs `nox -s`."""
+    if case.hook:
+        title = f"{case.hook}{'.' * max(3, 73 - len(case.hook))}Failed"
+        output = "\n".join([title, f"- hook id: {case.hook}", f"- exit code: {exit_code}", "", output])
+    session = _NOX.search(case.step)
+    if session:
+        name = session.group("session")
+        output = "\n".join(
+            [f"nox > Running session {name}", output.rstrip("\n"), f"nox > Session {name} failed."]
+        )
+    return output
+
+
 def github_log(step: str, output: str, exit_code: int, ran: str) -> str:
-    """A failed `run:` step as the GitHub runner logs it: header, script echo, output, exit line,
-    each line stamped with `ran` (when the job ran, UTC) as the runner stamps it."""
+    """A failed step as the GitHub runner logs it: header, script echo, output, exit line, each line
+    stamped with `ran` (when the job ran, UTC) as the runner stamps it. A `uses:` step (`step` is
+    `owner/action@ref`) is its header, then the group of its composite step that failed."""
+    uses = _USES.match(step.strip())
+    inner = COMPOSITE_RUNS.get(uses.group("action")) if uses else None
     lines = [f"##[group]Run {step.splitlines()[0]}"]
-    lines += [f"\x1b[36;1m{line}\x1b[0m" for line in step.splitlines()]
-    lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output.splitlines()]
+    if inner:
+        lines += ["##[endgroup]", f"##[group]Run {inner}", f"\x1b[36;1m{inner}\x1b[0m"]
+        lines += ["shell: /usr/bin/bash --noprofile --norc -e -o pipefail {0}"]
+    else:
+        lines += [f"\x1b[36;1m{line}\x1b[0m" for line in step.splitlines()]
+        lines += ["shell: /usr/bin/bash -e {0}"]
+    lines += ["##[endgroup]", *output.splitlines()]
     lines.append(f"##[error]Process completed with exit code {exit_code}.")
     stamp = datetime.fromisoformat(ran).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.0000000Z ")
     return "".join(f"{stamp}{line}\n" for line in lines)
@@ -541,7 +577,7 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
             return result
         log = work / "failed.log"
         ran = case.ran or _git("log", "-1", "--format=%cI", case.failing, cwd=repo).strip()
-        log.write_text(github_log(case.step, output, code or 1, ran))
+        log.write_text(github_log(case.step, step_output(case, output, code or 1), code or 1, ran))
         env = {
             k: v
             for k, v in os.environ.items()

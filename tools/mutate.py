@@ -1331,6 +1331,20 @@ MUTATIONS = [
         ("tests/workflow/test_replay.py",),
     ),
     Mutation(
+        "repro-uvx-not-peeled",
+        "workflow/replay.py",
+        '    if head == "uvx" or (head == "uv" and words[1:3] == ["tool", "run"]):',
+        "    if False:",
+        ("tests/workflow/test_replay.py",),
+    ),
+    Mutation(
+        "repro-uvx-version-peeled",
+        "workflow/replay.py",
+        '    if rest[0].startswith("-") or "@" in rest[0] or "=" in rest[0]:',
+        "    if False:",
+        ("tests/workflow/test_replay.py",),
+    ),
+    Mutation(
         "repro-wrapper-elsewhere-peeled",
         "workflow/replay.py",
         '    if any(w.split("=", 1)[0] in _ELSEWHERE for w in own if w.startswith("-")):',

@@ -5,6 +5,7 @@ report's arithmetic (totals, the fixable subset, agreement counted among fixes) 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -51,6 +52,7 @@ def test_the_committed_case_file_holds_forty_cases_from_eight_repositories() -> 
     assert len(cases) >= 40
     assert len({c.repo for c in cases}) >= 8
     assert len({c.setup for c in cases}) >= 6
+    assert {"pre-commit", "nox"} <= {c.setup for c in cases}  # issue 29: steps that run pre-commit or nox
     assert {c.tool for c in cases} >= {"ruff", "black", "flake8"}
     assert any(not c.fixable for c in cases) and any(c.fixable for c in cases)
     for case in cases:
@@ -78,6 +80,8 @@ def test_a_good_case_parses_and_names_its_packages() -> None:
         (("fixable = true", "fixable = false"), "says why in `note`"),
         (("fixable = true", 'fixable = "yes"'), "`fixable` must be a bool"),
         (('formatter = "black"', 'colour = "red"'), "unknown field(s) colour"),
+        (('setup = "pip"', 'setup = "pre-commit"'), "names the hook that failed in `hook`"),
+        (('formatter = "black"', 'hook = "black; rm"'), "`hook` 'black; rm' is not a pre-commit hook id"),
     ],
 )
 def test_a_malformed_case_is_refused_with_its_case_and_field(change: tuple[str, str], words: str) -> None:
@@ -162,6 +166,68 @@ def test_the_log_is_a_failed_github_step_that_triage_reads_back(tmp_path: Path) 
         [sys.executable, "-m", "ci_autofix", "triage", str(path)], capture_output=True, text=True, check=False
     )
     assert "black --check ." in done.stdout + done.stderr
+
+
+def _triaged(log: str, tmp_path: Path) -> dict[str, object]:
+    path = tmp_path / "failed.log"
+    path.write_text(log)
+    done = subprocess.run(
+        [sys.executable, "-m", "ci_autofix", "triage", "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    diagnosis: dict[str, object] = json.loads(done.stdout)
+    return diagnosis
+
+
+@pytest.mark.e2e  # our entrypoint in a subprocess
+def test_a_pre_commit_action_step_logs_its_composite_run_and_the_failed_hook(tmp_path: Path) -> None:
+    (case,) = rh.parse_cases(
+        GOOD.replace('step = "black --version\\nblack --check ."', 'step = "pre-commit/action@v3.0.1"')
+        .replace('setup = "pip"', 'setup = "pre-commit"')
+        .replace('formatter = "black"', 'formatter = "black"\nhook = "black"')
+    )
+    output = rh.step_output(case, "would reformat src/a.py\n1 file would be reformatted.\n", 1)
+    log = rh.github_log(case.step, output, 1, "2026-02-03T15:03:18+01:00")
+    lines = [line.split(" ", 1)[1] for line in log.splitlines()]
+    run = "pre-commit run --show-diff-on-failure --color=always --all-files"
+    assert lines[:3] == ["##[group]Run pre-commit/action@v3.0.1", "##[endgroup]", f"##[group]Run {run}"]
+    assert f"black{'.' * 68}Failed" in lines  # 79 columns, as pre-commit pads its hook lines
+    assert lines[lines.index("- hook id: black") + 1] == "- exit code: 1"
+    diagnosis = _triaged(log, tmp_path)
+    assert diagnosis["log_commands"] == [run]
+    failures = diagnosis["failures"]
+    assert isinstance(failures, list)
+    assert [(f["tool"], f["file"]) for f in failures] == [("black", "src/a.py")]
+
+
+@pytest.mark.e2e  # our entrypoint in a subprocess
+def test_a_nox_step_logs_its_session_around_the_failed_hook(tmp_path: Path) -> None:
+    (case,) = rh.parse_cases(
+        GOOD.replace('step = "black --version\\nblack --check ."', 'step = "uvx nox -s lint"')
+        .replace('setup = "pip"', 'setup = "nox"')
+        .replace('formatter = "black"', 'formatter = "black"\nhook = "black"')
+    )
+    output = rh.step_output(case, "would reformat src/a.py\n", 1)
+    assert output.splitlines()[:3] == [
+        "nox > Running session lint",
+        f"black{'.' * 68}Failed",
+        "- hook id: black",
+    ]
+    assert output.splitlines()[-1] == "nox > Session lint failed."
+    log = rh.github_log(case.step, output, 1, "2026-02-03T15:03:18+01:00")
+    assert "##[group]Run uvx nox -s lint" in log
+    diagnosis = _triaged(log, tmp_path)
+    assert diagnosis["log_commands"] == ["uvx nox -s lint"]
+    failures = diagnosis["failures"]
+    assert isinstance(failures, list)
+    assert [(f["tool"], f["file"]) for f in failures] == [("black", "src/a.py")]
+
+
+def test_a_case_without_hook_or_session_keeps_the_tools_output_as_it_is() -> None:
+    (case,) = rh.parse_cases(GOOD)
+    assert rh.step_output(case, "would reformat a.py\n", 1) == "would reformat a.py\n"
 
 
 def test_the_outcome_is_read_from_what_ci_autofix_printed() -> None:

@@ -208,6 +208,23 @@ def test_a_command_that_needs_a_service_is_unverified(project: Path) -> None:
     assert "needs a service or network access that is not available here" in result.reason
 
 
+def test_a_command_that_cannot_fetch_from_the_network_is_unverified(project: Path) -> None:
+    # as pre-commit cloning a hook's repository where no name resolves: git's own message, exit 3
+    (project / "fetch_hook.py").write_text(
+        "import subprocess, sys\n"
+        "done = subprocess.run(['git', 'ls-remote', 'https://hooks.example.invalid/asottile/pyupgrade'])\n"
+        "print('An unexpected error has occurred: CalledProcessError')\n"
+        "sys.exit(3 if done.returncode else 0)\n"
+    )
+    result = verify(sandbox_for(project), ["python fetch_hook.py"], timeout=60)
+    assert result.evidence[0].after.exit_code == 3
+    assert result.outcome == "unverified", result.reason
+    assert (
+        "needs a service or network access that is not available here (Could not resolve host)"
+        in result.reason
+    )
+
+
 def test_a_failure_that_does_not_reproduce_here_is_unverified(project: Path) -> None:
     sandbox = sandbox_for(project)
     passing = "pytest -q -p no:cacheprovider test_other.py"

@@ -137,6 +137,31 @@ def test_a_nox_session_is_its_runs_and_its_installs_join_the_setup(tmp_path: Pat
     assert ran.exit_code == 1 and "1 file would be reformatted" in ran.output
 
 
+def test_a_tool_uv_fetches_is_its_command_and_a_nox_session_under_it_is_read_through(tmp_path: Path) -> None:
+    checkout, lines, setup, notes = _replayed(
+        tmp_path,
+        {"noxfile.py": NOXFILE},
+        "uvx nox -s lint\nuv tool run black --check .\nuvx --from black==24.1.1 black --check .\nuvx black@24.1.1 --check .",
+    )
+    assert lines == [
+        "black --check .",
+        "black --check .",
+        "uvx --from black==24.1.1 black --check .",
+        "uvx black@24.1.1 --check .",
+    ]
+    assert setup == ["python -m pip install black==24.1.1 ruff"]  # the nox session's installs
+    assert notes[0] == (
+        "`uvx nox -s lint` runs `nox -s lint` as a tool uv fetched in CI: here it runs in ci-autofix's "
+        "prepared environment, with the tools at the versions CI ran."
+    )
+    assert notes[-2:] == [
+        "`uvx --from black==24.1.1 black --check .` chooses the tool's package or version itself, so it is run as written.",
+        "`uvx black@24.1.1 --check .` chooses the tool's package or version itself, so it is run as written.",
+    ]
+    ran = _ours(checkout).run_command_line("\n".join(lines[:2]))
+    assert ran.exit_code == 1 and "1 file would be reformatted" in ran.output
+
+
 LINT_SH = """\
 #!/bin/bash
 set -euxo pipefail

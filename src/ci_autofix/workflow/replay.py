@@ -7,7 +7,8 @@ CI's runners make environments we do not have and need not have: `uv run`, `poet
 environment (first on PATH, with the tools at the versions CI ran) takes their place, so:
 
 - a wrapper is peeled off (`uv run --frozen ruff check .` is `ruff check .`); a `pdm run` or
-  `hatch run` of a script the project defines is that script's command;
+  `hatch run` of a script the project defines is that script's command; a tool uv fetches for
+  the run (`uvx nox -s lint`, `uv tool run ...`, without options or a version) is that command;
 - `tox -e E` / `nox -s S` is its commands (`fixers.recipes`), and what it installs first joins
   the job's setup (`pip install` words, for the prepared environment);
 - a repository script the step runs (`./scripts/lint.sh`, `bash scripts/lint.sh`) is repository
@@ -86,6 +87,8 @@ def _resolve(words: list[str], read: Read, out: Replayed, depth: int) -> list[st
     shown = _join(words)
     if head in _WRAPPERS and words[1:2] == ["run"]:
         return _wrapper(head, words, read, out, depth)
+    if head == "uvx" or (head == "uv" and words[1:3] == ["tool", "run"]):
+        return _tool_run(words[1 if head == "uvx" else 3 :], shown, read, out, depth)
     if head == "tox" or head == "nox":
         return _session(head, words, read, out, depth)
     if head == "pre-commit" and words[1:2] == ["run"]:
@@ -118,6 +121,21 @@ def _wrapper(head: str, words: list[str], read: Read, out: Replayed, depth: int)
     out.notes.append(
         f"`{shown}` runs `{_join(rest)}` in the environment {head} set up in CI: here it runs in "
         "ci-autofix's prepared environment, with the tools at the versions CI ran."
+    )
+    return _each([rest], read, out, depth)
+
+
+def _tool_run(rest: list[str], shown: str, read: Read, out: Replayed, depth: int) -> list[str] | None:
+    """`uvx TOOL ARGS` (`uv tool run`): TOOL ARGS, when uv is given no option and no version (those
+    choose a package or a version the prepared environment may not hold)."""
+    if not rest:
+        return None
+    if rest[0].startswith("-") or "@" in rest[0] or "=" in rest[0]:
+        out.notes.append(f"`{shown}` chooses the tool's package or version itself, so it is run as written.")
+        return None
+    out.notes.append(
+        f"`{shown}` runs `{_join(rest)}` as a tool uv fetched in CI: here it runs in ci-autofix's prepared "
+        "environment, with the tools at the versions CI ran."
     )
     return _each([rest], read, out, depth)
 
