@@ -6,14 +6,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from ci_autofix.git import Git
 from ci_autofix.ladder.environment import Environment, needs_environment
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
-from tests.testing.git import DEV, git
+from ci_autofix.workflow.definition import FailedStep, failed_step_commands
+from tests.testing.git import DEV, git, init_repo
 
 CHECK = 'python -c "import six; print(six.__version__)"'
 
@@ -81,3 +84,49 @@ def test_every_line_of_a_replayed_session_counts_in_whether_it_needs_the_environ
 def test_the_lines_that_set_up_the_shell_are_not_programs_that_need_the_environment() -> None:
     assert not needs_environment(["cd -- src\nexport LINT=1\nset +o pipefail\n(\nset -eux\nruff check .\n)"])
     assert needs_environment(["cd -- src\nruff check .\ncheck-manifest"])
+
+
+LINT_WORKFLOW = """\
+on: push
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: python -m pip install --upgrade pip tox
+      - run: tox -e lint
+"""
+# six's real releases: 1.15.0 on 2020-05-21, 1.16.0 on 2021-05-05, 1.17.0 on 2024-12-04
+LINT_TOX = "[testenv:lint]\nskip_install = true\ndeps = six\ncommands = python -m pip show six\n"
+
+
+@pytest.mark.slow  # installs packages from PyPI into fresh environments
+def test_a_sessions_unpinned_deps_install_the_release_ci_got_on_its_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pip as on a runner: PyPI, with its upload times (this machine's pip configuration may add
+    # local wheel directories, whose files pip never dates)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    root = tmp_path / "repo"
+    init_repo(root, {"tox.ini": LINT_TOX, ".github/workflows/lint.yml": LINT_WORKFLOW})
+    sha = git(root, "rev-parse", "HEAD").strip()
+    found = failed_step_commands(
+        Git(root), sha, ".github/workflows/lint.yml", [FailedStep("lint", "Run tox -e lint")]
+    )
+    assert found.setup == ["python -m pip install --upgrade pip tox", "python -m pip install six"]
+    sandbox = Sandbox(root, timeout=300, extra_env={"PATH": os.environ["PATH"]})
+    started: list[str] = []
+    on_its_day = Environment(
+        job_setup=found.setup, env_dir=tmp_path / "dated", resolved_at=datetime(2021, 1, 1, tzinfo=UTC)
+    )
+    [run] = reproduce(sandbox, found.lines, timeout=300, environment=on_its_day, on_start=started.append)
+    assert run.ok and "Version: 1.15.0" in run.tail, run.tail  # six's newest on 2021-01-01
+    assert started[1] == (
+        "python -m pip install pip==26.3 (ci-autofix's, hash-checked) && "
+        "python -m pip install --uploaded-prior-to=2021-01-01T00:00:00Z --upgrade pip tox && "
+        "python -m pip install --uploaded-prior-to=2021-01-01T00:00:00Z six"
+    )
+    # the same session without CI's date installs today's six
+    today = dataclasses.replace(on_its_day, env_dir=tmp_path / "today", resolved_at=None)
+    [run] = reproduce(sandbox, found.lines, timeout=300, environment=today)
+    assert run.ok and "Version: 1." in run.tail and "Version: 1.15.0" not in run.tail, run.tail

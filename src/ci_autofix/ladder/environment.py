@@ -17,6 +17,7 @@ import tempfile
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ci_autofix.ladder.evidence import Evidence
@@ -27,6 +28,11 @@ _STAMP = ".ci-autofix-setup"
 # the prepared environment, whose own copy of a tool may be a newer release of an unpinned range.
 CI_TOOLS = "ci-versions"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
+# The pip that installs the job's setup when it is resolved at CI's date: ours, pinned and hashed (a
+# copy of ci/pip.lock), since the environment's own pip is its interpreter's bundled one (23.0 on
+# Debian 12, 25 on python:3.13) and `--uploaded-prior-to` came with pip 26.
+PIP_LOCK = Path(__file__).with_name("pip.txt")
+_PIP_INSTALL = "python -m pip install "  # how `workflow.definition` writes each install of the job
 _REQUIREMENTS = re.compile(
     r"^(?:requirements|(?:test|dev)-requirements|requirements[-_](?:test|tests|dev))\.txt$"
 )
@@ -173,11 +179,44 @@ class Environment:
     when set, else what the failed job installed before the failed step (`job_setup`: its
     `pip install` lines, from the workflow), else the project with its test extras
     (`default_setup`); for a Python project, in the virtualenv at `env_dir` (None:
-    `default_env_dir`)."""
+    `default_env_dir`).
+
+    With `resolved_at` (when CI ran), the job's installs resolve as they did then: pip considers only
+    the files the index had before that moment (`--uploaded-prior-to`), so an unpinned or ranged
+    requirement gets the release CI got (pyramid's unpinned `check-manifest` of 2020 passes on its
+    2020 tree; today's fails), and a pinned one the release it names, as before."""
 
     setup_command: str = ""
     job_setup: Sequence[str] = ()
     env_dir: Path | None = None
+    resolved_at: datetime | None = None
+
+    def job_installs(self) -> tuple[list[str], list[str]]:
+        """The job's installs as run (a script's lines) and as shown: at `resolved_at`, after ours
+        pip is installed (hash-checked, from the lock the package ships) to resolve them."""
+        if self.resolved_at is None or not self.job_setup:
+            return list(self.job_setup), list(self.job_setup)
+        moment = as_of(self.resolved_at)
+        lock = PIP_LOCK.read_text(encoding="utf-8")
+        pip = re.search(r"^pip==(\S+)", lock, re.M)
+        ours = (
+            f"{_PIP_INSTALL}--disable-pip-version-check --no-input --quiet --require-hashes "
+            f"--only-binary=:all: --no-deps -r /dev/stdin <<'CI_AUTOFIX_PIP_LOCK'\n{lock.rstrip()}\nCI_AUTOFIX_PIP_LOCK"
+        )
+        dated = [
+            f"{_PIP_INSTALL}--uploaded-prior-to={moment} {line.removeprefix(_PIP_INSTALL)}"
+            if line.startswith(_PIP_INSTALL)
+            else line
+            for line in self.job_setup
+        ]
+        shown = f"{_PIP_INSTALL}pip=={pip.group(1) if pip else '?'} (ci-autofix's, hash-checked)"
+        return [ours, *dated], [shown, *dated]
+
+
+def as_of(moment: datetime) -> str:
+    """A moment as pip's `--uploaded-prior-to` takes it, and as the evidence shows it (UTC)."""
+    when = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def prepare(
@@ -214,7 +253,7 @@ def prepare(
             "PATH": _after_ci_tools(str(bin_dir), sandbox.env().get("PATH", os.defpath)),
         },
     )
-    stamp = _stamp(root, setup_command, job_setup)
+    stamp = _stamp(root, setup_command, environment.job_installs()[0])
     # Beside the environment, not in it: the environment belongs to the sandbox's user.
     stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     # A `setup-command` runs in every clean copy (what it writes into the checkout is part of
@@ -252,9 +291,10 @@ def _set_up(
         on_start(setup_command)
         return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
     if job_setup:  # as the job installed it: in our environment, its `python` first on PATH
-        shown = " && ".join(job_setup)
+        script, lines = environment.job_installs()
+        shown = " && ".join(lines)
         on_start(shown)
-        return Evidence.of(shown, inner.run_command_line("\n".join(job_setup), timeout=timeout))
+        return Evidence.of(shown, inner.run_command_line("\n".join(script), timeout=timeout))
     argv = default_setup(inner.root, bin_dir / "python")
     if argv is None:
         return None

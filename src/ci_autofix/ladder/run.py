@@ -120,6 +120,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         tool_path=tool_path,
         tool_versions=ci.described(),
         job_setup=job.failed.setup,
+        resolved_at=ci.as_of,
+        resolved_when=ci.dated,
         provisioned=provisioned,
         job=job.failed.job,
     )
