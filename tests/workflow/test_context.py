@@ -74,10 +74,7 @@ jobs:
 
 def _steps(tmp_path: Path, head: str) -> list[str]:
     root = tmp_path / "repo"
-    init_repo(
-        root,
-        {CI: STEPS.replace("on: pull_request\nenv:\n  KEY: ${{ github.sha }}-", "on: push\nenv:\n  KEY: ")},
-    )
+    init_repo(root, {CI: STEPS})
     sha = git(root, "rev-parse", "HEAD").strip()
     context = of_run(
         event="pull_request", sha=sha, branch=None, run_id=9, repository="o/r", pulls=[Pull(3, head, "main")]
