@@ -160,6 +160,11 @@ def test_pre_commit_pin_wins_only_when_pre_commit_failed(tmp_path: Path) -> None
     by_command = config.pin("ruff", runs_pre_commit=False)
     assert by_pre_commit is not None and by_pre_commit.requirement.exact == "0.8.6"
     assert by_command is not None and by_command.requirement.exact == "0.9.1"
+    (tmp_path / "requirements-dev.txt").write_text("ruff\n")
+    # the hook's `rev:` is the version pre-commit installs, not the one a step running ruff itself does
+    config = read_repo_config(tmp_path)
+    assert config.pin("ruff", runs_pre_commit=False) is None
+    assert config.pin("ruff", runs_pre_commit=True) == by_pre_commit
 
 
 def test_unreadable_and_hostile_files_are_ignored(tmp_path: Path) -> None:
