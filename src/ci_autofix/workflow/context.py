@@ -65,7 +65,7 @@ def of_run(
     context = Context()
     context.learn("github.event_name", event, "")
     context.learn("github.run_id", str(run_id), "")
-    context.learn("github.repository", repository, "")
+    context.learn("github.repository", repository or None, "the run names no repository")
     pull = pulls[0] if len(pulls) == 1 else None
     if event in _ON_A_BRANCH:
         context.learn("github.sha", sha, "")
