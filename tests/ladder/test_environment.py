@@ -130,3 +130,29 @@ def test_a_sessions_unpinned_deps_install_the_release_ci_got_on_its_day(
     today = dataclasses.replace(on_its_day, env_dir=tmp_path / "today", resolved_at=None)
     [run] = reproduce(sandbox, found.lines, timeout=300, environment=today)
     assert run.ok and "Version: 1." in run.tail and "Version: 1.15.0" not in run.tail, run.tail
+
+
+@pytest.mark.slow  # installs packages from PyPI, and builds two of 2020's sources (one fails)
+def test_what_does_not_install_here_as_of_then_gets_its_requirements_as_of_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyramid's lint session in 2020: black 19.10b0 needs typed-ast, whose 2020 release has no wheel
+    # for this Python and whose source no longer builds; black itself is still 2020's
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    sandbox = _project(tmp_path, "")
+    started: list[str] = []
+    environment = Environment(
+        job_setup=["python -m pip install black"],
+        env_dir=tmp_path / "env",
+        resolved_at=datetime(2020, 6, 22, 17, 58, 51, tzinfo=UTC),
+    )
+    [run] = reproduce(
+        sandbox, ["python -m pip show black"], timeout=600, environment=environment, on_start=started.append
+    )
+    assert run.ok and "Version: 19.10b0" in run.tail, run.tail
+    dated = "--uploaded-prior-to=2020-06-22T17:58:51Z"
+    assert started[1:3] == [
+        f"python -m pip install pip==26.3 (ci-autofix's, hash-checked) && python -m pip install {dated} black",
+        f"python -m pip install pip==26.3 (ci-autofix's, hash-checked) && python -m pip install {dated} --no-deps "
+        "black && python -m pip install black",
+    ]

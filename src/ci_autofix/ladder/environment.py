@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import os
 import re
+import shlex
 import stat
 import sys
 import tempfile
@@ -184,33 +185,49 @@ class Environment:
     With `resolved_at` (when CI ran), the job's installs resolve as they did then: pip considers only
     the files the index had before that moment (`--uploaded-prior-to`), so an unpinned or ranged
     requirement gets the release CI got (pyramid's unpinned `check-manifest` of 2020 passes on its
-    2020 tree; today's fails), and a pinned one the release it names, as before."""
+    2020 tree; today's fails), and a pinned one the release it names, as before. When that cannot
+    be installed here (a dependency of then with no wheel for this Python and a source that no
+    longer builds: black 19.10b0's `typed-ast` 1.4 on Python 3.11), the requirements themselves are
+    installed as of then (`--no-deps`) and their dependencies as pip resolves them today
+    (`dependencies_today`)."""
 
     setup_command: str = ""
     job_setup: Sequence[str] = ()
     env_dir: Path | None = None
     resolved_at: datetime | None = None
 
-    def job_installs(self) -> tuple[list[str], list[str]]:
+    def job_installs(self, *, dependencies_today: bool = False) -> tuple[list[str], list[str]]:
         """The job's installs as run (a script's lines) and as shown: at `resolved_at`, after ours
         pip is installed (hash-checked, from the lock the package ships) to resolve them."""
         if self.resolved_at is None or not self.job_setup:
             return list(self.job_setup), list(self.job_setup)
-        moment = as_of(self.resolved_at)
+        moment = f"--uploaded-prior-to={as_of(self.resolved_at)}"
         lock = PIP_LOCK.read_text(encoding="utf-8")
         pip = re.search(r"^pip==(\S+)", lock, re.M)
         ours = (
             f"{_PIP_INSTALL}--disable-pip-version-check --no-input --quiet --require-hashes "
             f"--only-binary=:all: --no-deps -r /dev/stdin <<'CI_AUTOFIX_PIP_LOCK'\n{lock.rstrip()}\nCI_AUTOFIX_PIP_LOCK"
         )
-        dated = [
-            f"{_PIP_INSTALL}--uploaded-prior-to={moment} {line.removeprefix(_PIP_INSTALL)}"
-            if line.startswith(_PIP_INSTALL)
-            else line
-            for line in self.job_setup
-        ]
+        dated: list[str] = []
+        for line in self.job_setup:
+            if not line.startswith(_PIP_INSTALL):
+                dated.append(line)
+                continue
+            words = shlex.split(line.removeprefix(_PIP_INSTALL))
+            if not dependencies_today:
+                dated.append(shlex.join(["python", "-m", "pip", "install", moment, *words]))
+                continue
+            kept = [w for w in words if w not in _REINSTALLS]  # what the first pass installed stays
+            dated += [
+                shlex.join(["python", "-m", "pip", "install", moment, "--no-deps", *words]),
+                shlex.join(["python", "-m", "pip", "install", *kept]),
+            ]
         shown = f"{_PIP_INSTALL}pip=={pip.group(1) if pip else '?'} (ci-autofix's, hash-checked)"
         return [ours, *dated], [shown, *dated]
+
+
+# the options that would replace what the dated pass installed with today's release
+_REINSTALLS = frozenset({"-U", "--upgrade", "--force-reinstall", "-I", "--ignore-installed"})
 
 
 def as_of(moment: datetime) -> str:
@@ -292,9 +309,15 @@ def _set_up(
         return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
     if job_setup:  # as the job installed it: in our environment, its `python` first on PATH
         script, lines = environment.job_installs()
-        shown = " && ".join(lines)
-        on_start(shown)
-        return Evidence.of(shown, inner.run_command_line("\n".join(script), timeout=timeout))
+        on_start(" && ".join(lines))
+        installed = Evidence.of(
+            " && ".join(lines), inner.run_command_line("\n".join(script), timeout=timeout)
+        )
+        if installed.ok or environment.resolved_at is None:
+            return installed
+        script, lines = environment.job_installs(dependencies_today=True)  # what then was, where it can be
+        on_start(" && ".join(lines))
+        return Evidence.of(" && ".join(lines), inner.run_command_line("\n".join(script), timeout=timeout))
     argv = default_setup(inner.root, bin_dir / "python")
     if argv is None:
         return None

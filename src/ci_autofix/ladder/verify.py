@@ -327,7 +327,9 @@ class CleanRuns:
         return (
             f"The job's installs were resolved as of {as_of(self.resolved_at)} ({self.resolved_when}): "
             "pip considered only the files the package index had then (`--uploaded-prior-to`), so each "
-            "unpinned or ranged requirement got the release CI got, and each pinned one its pin."
+            "unpinned or ranged requirement got the release CI got, and each pinned one its pin (where the "
+            "setup shows `--no-deps`, that could not be installed here: the requirements are as of then, "
+            "their dependencies today's)."
         )
 
     def _reports(self) -> Path:
