@@ -1292,6 +1292,13 @@ MUTATIONS = [
         ("tests/ladder/test_environment.py",),
     ),
     Mutation(
+        "repro-installs-no-fallback",
+        "ladder/environment.py",
+        "        if installed.ok or environment.resolved_at is None:",
+        "        if True:",
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
         "repro-installs-dated-without-the-index",
         "tooling/ci_versions.py",
         "        return self.date if self.index else None",
