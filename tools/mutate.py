@@ -1299,6 +1299,13 @@ MUTATIONS = [
         ("tests/ladder/test_environment.py",),
     ),
     Mutation(
+        "repro-installs-dated-on-the-jobs-own-index",
+        "ladder/environment.py",
+        '    return not any(w.split("=", 1)[0] in _OWN_INDEX or w.startswith(("-i", "-f")) for w in words)',
+        "    return True",
+        ("tests/ladder/test_environment.py",),
+    ),
+    Mutation(
         "repro-installs-dated-without-the-index",
         "tooling/ci_versions.py",
         "        return self.date if self.index else None",

@@ -156,3 +156,14 @@ def test_what_does_not_install_here_as_of_then_gets_its_requirements_as_of_then(
         f"python -m pip install pip==26.3 (ci-autofix's, hash-checked) && python -m pip install {dated} --no-deps "
         "black && python -m pip install black",
     ]
+
+
+def test_a_line_with_its_own_index_is_installed_as_written() -> None:
+    # an index of the job's own may not say when its files were uploaded: pip would refuse them all
+    own = "python -m pip install --index-url https://pypi.example/simple lint-tools"
+    environment = Environment(job_setup=[own], resolved_at=datetime(2021, 1, 1, tzinfo=UTC))
+    assert environment.job_installs() == ([own], [own])
+    both = dataclasses.replace(environment, job_setup=["python -m pip install six", own])
+    script, shown = both.job_installs()
+    assert shown[1:] == ["python -m pip install --uploaded-prior-to=2021-01-01T00:00:00Z six", own]
+    assert script[1:] == shown[1:] and "--require-hashes" in script[0]

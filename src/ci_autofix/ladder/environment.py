@@ -189,7 +189,9 @@ class Environment:
     be installed here (a dependency of then with no wheel for this Python and a source that no
     longer builds: black 19.10b0's `typed-ast` 1.4 on Python 3.11), the requirements themselves are
     installed as of then (`--no-deps`) and their dependencies as pip resolves them today
-    (`dependencies_today`)."""
+    (`dependencies_today`). A line that names its own index (`--index-url`, `--find-links`, ...) is
+    installed as written: that index may not say when its files were uploaded (PEP 700), and pip
+    then refuses every file."""
 
     setup_command: str = ""
     job_setup: Sequence[str] = ()
@@ -199,7 +201,7 @@ class Environment:
     def job_installs(self, *, dependencies_today: bool = False) -> tuple[list[str], list[str]]:
         """The job's installs as run (a script's lines) and as shown: at `resolved_at`, after ours
         pip is installed (hash-checked, from the lock the package ships) to resolve them."""
-        if self.resolved_at is None or not self.job_setup:
+        if self.resolved_at is None or not any(_datable(line) for line in self.job_setup):
             return list(self.job_setup), list(self.job_setup)
         moment = f"--uploaded-prior-to={as_of(self.resolved_at)}"
         lock = PIP_LOCK.read_text(encoding="utf-8")
@@ -210,7 +212,7 @@ class Environment:
         )
         dated: list[str] = []
         for line in self.job_setup:
-            if not line.startswith(_PIP_INSTALL):
+            if not _datable(line):
                 dated.append(line)
                 continue
             words = shlex.split(line.removeprefix(_PIP_INSTALL))
@@ -228,6 +230,16 @@ class Environment:
 
 # the options that would replace what the dated pass installed with today's release
 _REINSTALLS = frozenset({"-U", "--upgrade", "--force-reinstall", "-I", "--ignore-installed"})
+# the options that name an index or a directory of files of the line's own
+_OWN_INDEX = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--no-index"})
+
+
+def _datable(line: str) -> bool:
+    """A job's `pip install` line that resolves from the index we know has upload times."""
+    if not line.startswith(_PIP_INSTALL):
+        return False
+    words = shlex.split(line.removeprefix(_PIP_INSTALL))
+    return not any(w.split("=", 1)[0] in _OWN_INDEX or w.startswith(("-i", "-f")) for w in words)
 
 
 def as_of(moment: datetime) -> str:
