@@ -137,24 +137,30 @@ def test_what_does_not_install_here_as_of_then_gets_its_requirements_as_of_then(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # pyramid's lint session in 2020: black 19.10b0 needs typed-ast, whose 2020 release has no wheel
-    # for this Python and whose source no longer builds; black itself is still 2020's
+    # for this Python and whose source no longer builds; black itself is still 2020's, and so is six,
+    # which installs as of then with all it needs
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     sandbox = _project(tmp_path, "")
     started: list[str] = []
     environment = Environment(
-        job_setup=["python -m pip install black"],
+        job_setup=["python -m pip install black six"],
         env_dir=tmp_path / "env",
         resolved_at=datetime(2020, 6, 22, 17, 58, 51, tzinfo=UTC),
     )
     [run] = reproduce(
-        sandbox, ["python -m pip show black"], timeout=600, environment=environment, on_start=started.append
+        sandbox,
+        ["python -m pip show black six"],
+        timeout=600,
+        environment=environment,
+        on_start=started.append,
     )
-    assert run.ok and "Version: 19.10b0" in run.tail, run.tail
-    dated = "--uploaded-prior-to=2020-06-22T17:58:51Z"
+    assert run.ok and "Version: 19.10b0" in run.tail and "Version: 1.15.0" in run.tail, run.tail
+    ours = "python -m pip install pip==26.3 (ci-autofix's, hash-checked)"
+    pip = "python -m pip install --uploaded-prior-to=2020-06-22T17:58:51Z"
     assert started[1:3] == [
-        f"python -m pip install pip==26.3 (ci-autofix's, hash-checked) && python -m pip install {dated} black",
-        f"python -m pip install pip==26.3 (ci-autofix's, hash-checked) && python -m pip install {dated} --no-deps "
-        "black && python -m pip install black",
+        f"{ours} && {pip} black six",
+        f"{ours} && {pip} black || {{ {pip} --no-deps black && python -m pip install black; }} && "
+        f"{pip} six || {{ {pip} --no-deps six && python -m pip install six; }}",
     ]
 
 

@@ -187,9 +187,10 @@ class Environment:
     requirement gets the release CI got (pyramid's unpinned `check-manifest` of 2020 passes on its
     2020 tree; today's fails), and a pinned one the release it names, as before. When that cannot
     be installed here (a dependency of then with no wheel for this Python and a source that no
-    longer builds: black 19.10b0's `typed-ast` 1.4 on Python 3.11), the requirements themselves are
-    installed as of then (`--no-deps`) and their dependencies as pip resolves them today
-    (`dependencies_today`). A line that names its own index (`--index-url`, `--find-links`, ...) is
+    longer builds: black 19.10b0's `typed-ast` 1.4 on Python 3.11), each requirement is installed
+    with its dependencies as of then where it can be, else it alone as of then (`--no-deps`) and its
+    dependencies as pip resolves them today (`dependencies_today`): pyramid's `readme_renderer`
+    keeps 2020's `bleach` while black takes today's `typed-ast`. A line that names its own index (`--index-url`, `--find-links`, ...) is
     installed as written: that index may not say when its files were uploaded (PEP 700), and pip
     then refuses every file."""
 
@@ -219,17 +220,32 @@ class Environment:
             if not dependencies_today:
                 dated.append(shlex.join(["python", "-m", "pip", "install", moment, *words]))
                 continue
-            kept = [w for w in words if w not in _REINSTALLS]  # what the first pass installed stays
-            dated += [
-                shlex.join(["python", "-m", "pip", "install", moment, "--no-deps", *words]),
-                shlex.join(["python", "-m", "pip", "install", *kept]),
-            ]
+            dated += _each_as_of_then(moment, words)
         shown = f"{_PIP_INSTALL}pip=={pip.group(1) if pip else '?'} (ci-autofix's, hash-checked)"
         return [ours, *dated], [shown, *dated]
 
 
 # the options that would replace what the dated pass installed with today's release
 _REINSTALLS = frozenset({"-U", "--upgrade", "--force-reinstall", "-I", "--ignore-installed"})
+
+
+def _each_as_of_then(moment: str, words: list[str]) -> list[str]:
+    """Script lines that install `words` (one `pip install`'s) as of `moment` where they can be:
+    each requirement with its dependencies as of then, else it alone as of then and its
+    dependencies today; a line with options that take a value (`-r`, `-e`, `-c`) as a whole."""
+    pip = ["python", "-m", "pip", "install"]
+    options = [w for w in words if w.startswith("-")]
+    if any(o not in _REINSTALLS for o in options):
+        kept = [w for w in words if w not in _REINSTALLS]  # what the first pass installed stays
+        return [shlex.join([*pip, moment, "--no-deps", *words]), shlex.join([*pip, *kept])]
+    lines = []
+    for requirement in (w for w in words if not w.startswith("-")):
+        whole = shlex.join([*pip, moment, *options, requirement])
+        alone = shlex.join([*pip, moment, "--no-deps", *options, requirement])
+        lines.append(f"{whole} || {{ {alone} && {shlex.join([*pip, requirement])}; }}")
+    return lines
+
+
 # the options that name an index or a directory of files of the line's own
 _OWN_INDEX = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--no-index"})
 
