@@ -1287,7 +1287,7 @@ MUTATIONS = [
     Mutation(
         "repro-installs-not-dated",
         "ladder/environment.py",
-        "        if self.resolved_at is None or not self.job_setup:",
+        "        if self.resolved_at is None or not any(_datable(line) for line in self.job_setup):",
         "        if True:",
         ("tests/ladder/test_environment.py",),
     ),
