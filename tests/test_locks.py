@@ -70,6 +70,14 @@ def test_pip_is_pinned_and_hashed() -> None:
     assert list(pins(PIP_LOCK)) == ["pip"]
 
 
+def test_the_pip_the_package_ships_is_ci_s() -> None:
+    """The pip that installs a job's setup at CI's date (`ladder/environment.py`) is ci/pip.lock's."""
+    shipped = ROOT / "src" / "ci_autofix" / "ladder" / "pip.txt"
+    assert shipped.read_text(encoding="utf-8") == PIP_LOCK.read_text(encoding="utf-8"), (
+        "run ci/container/lock"
+    )
+
+
 def test_ci_installs_only_from_the_hashed_locks_and_pip_pinned() -> None:
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     installs = [line.strip() for line in run.splitlines() if re.match(r"\s*pip_install ", line)]

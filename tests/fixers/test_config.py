@@ -47,7 +47,7 @@ def test_pre_commit_hooks_revs_and_args(tmp_path: Path) -> None:
         ("black", "black", ("--line-length", "100")),
         ("isort", "isort", ()),
     ]
-    pins = {pkg: config.pin(pkg, prefer_pre_commit=True) for pkg in ("ruff", "black", "isort")}
+    pins = {pkg: config.pin(pkg, runs_pre_commit=True) for pkg in ("ruff", "black", "isort")}
     assert {pkg: pin.requirement.exact for pkg, pin in pins.items() if pin} == {
         "ruff": "0.8.6",
         "black": "24.2.0",
@@ -77,7 +77,7 @@ repos:
     )
     config = read_repo_config(tmp_path)
     assert [(h.id, h.fixer.name) for h in config.hooks] == [("format", "ruff-format")]
-    pin = config.pin("ruff", prefer_pre_commit=True)
+    pin = config.pin("ruff", runs_pre_commit=True)
     assert pin is not None
     assert pin.requirement.exact == "0.6.9"
 
@@ -97,8 +97,8 @@ def test_tool_tables_and_config_files(tmp_path: Path) -> None:
         "ruff": [".ruff.toml"],
         "isort": ["setup.cfg [isort]"],
     }
-    black = config.pin("black", prefer_pre_commit=False)
-    ruff = config.pin("ruff", prefer_pre_commit=False)
+    black = config.pin("black", runs_pre_commit=False)
+    ruff = config.pin("ruff", runs_pre_commit=False)
     assert black is not None and black.requirement.spec == "==24.*"
     assert ruff is not None and ruff.requirement.spec == ">=0.8"
 
@@ -115,9 +115,9 @@ def test_requirements_and_dependency_lists(tmp_path: Path) -> None:
         },
     )
     config = read_repo_config(tmp_path)
-    black = config.pin("black", prefer_pre_commit=False)
-    ruff = config.pin("ruff", prefer_pre_commit=False)
-    isort = config.pin("isort", prefer_pre_commit=False)
+    black = config.pin("black", runs_pre_commit=False)
+    ruff = config.pin("ruff", runs_pre_commit=False)
+    isort = config.pin("isort", runs_pre_commit=False)
     assert black is not None and (black.requirement.spec, black.source) == (
         "==24.2.0",
         "requirements-dev.txt",
@@ -146,8 +146,8 @@ isort = { version = "5.13.2", optional = true }
         },
     )
     config = read_repo_config(tmp_path)
-    black = config.pin("black", prefer_pre_commit=False)
-    isort = config.pin("isort", prefer_pre_commit=False)
+    black = config.pin("black", runs_pre_commit=False)
+    isort = config.pin("isort", runs_pre_commit=False)
     assert black is not None and black.requirement.spec == ">=24.2.0,<25"
     assert isort is not None and isort.requirement.spec == "==5.13.2"
     assert not config.configures("ruff")
@@ -156,10 +156,15 @@ isort = { version = "5.13.2", optional = true }
 def test_pre_commit_pin_wins_only_when_pre_commit_failed(tmp_path: Path) -> None:
     _write(tmp_path, {".pre-commit-config.yaml": PRE_COMMIT, "requirements-dev.txt": "ruff==0.9.1\n"})
     config = read_repo_config(tmp_path)
-    by_pre_commit = config.pin("ruff", prefer_pre_commit=True)
-    by_command = config.pin("ruff", prefer_pre_commit=False)
+    by_pre_commit = config.pin("ruff", runs_pre_commit=True)
+    by_command = config.pin("ruff", runs_pre_commit=False)
     assert by_pre_commit is not None and by_pre_commit.requirement.exact == "0.8.6"
     assert by_command is not None and by_command.requirement.exact == "0.9.1"
+    (tmp_path / "requirements-dev.txt").write_text("ruff\n")
+    # the hook's `rev:` is the version pre-commit installs, not the one a step running ruff itself does
+    config = read_repo_config(tmp_path)
+    assert config.pin("ruff", runs_pre_commit=False) is None
+    assert config.pin("ruff", runs_pre_commit=True) == by_pre_commit
 
 
 def test_unreadable_and_hostile_files_are_ignored(tmp_path: Path) -> None:
@@ -190,7 +195,7 @@ def test_pip_compile_output_with_hashes(tmp_path: Path) -> None:
         },
     )
     config = read_repo_config(tmp_path)
-    black = config.pin("black", prefer_pre_commit=False)
+    black = config.pin("black", runs_pre_commit=False)
     assert black is not None and black.requirement.exact == "24.2.0"
 
 
@@ -205,7 +210,7 @@ def test_lock_files_give_the_exact_version_ci_ran(tmp_path: Path) -> None:
         },
     )
     config = read_repo_config(tmp_path)
-    ruff = config.pin("ruff", prefer_pre_commit=False)
+    ruff = config.pin("ruff", runs_pre_commit=False)
     assert ruff is not None and (ruff.requirement.spec, ruff.source) == ("==0.8.6", "uv.lock")
-    assert config.pin("black", prefer_pre_commit=False) is None
+    assert config.pin("black", runs_pre_commit=False) is None
     assert not config.configures("isort")  # a lock file alone (a transitive dependency) configures nothing

@@ -160,3 +160,43 @@ def test_an_exact_pin_is_not_asked_of_the_index(project: Project) -> None:
         _project(project, "ruff~=0.8.0\n")
         assert _decided(project, _log(project), ci)[0] == "==0.8.6"  # the range's newest on that day
     assert asked == ["/pypi/ruff/json"]  # only for the range
+
+
+PRE_COMMIT_AT_084 = """\
+repos:
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.8.4
+    hooks:
+      - id: ruff-format
+"""
+
+
+@pytest.mark.slow
+def test_a_pre_commit_rev_pins_the_tool_only_for_a_step_that_runs_pre_commit(
+    project: Project, tools_dir: Path
+) -> None:
+    # sentry-python: the hook is at an older ruff, but CI's step runs tox, whose deps install ruff
+    # unpinned; CI ran the newest ruff of its day, not the hook's
+    tox = "[testenv:lint]\ndeps = ruff\ncommands = ruff format --check .\n"
+    _project(project, "", tox__ini=tox, **{"__pre-commit-config.yaml": PRE_COMMIT_AT_084})
+    log = _log(project)
+    day = datetime(2025, 1, 8, 18, tzinfo=UTC)
+    with ruff_index() as (index, _asked):
+        [spec] = plan_fixers(
+            project.root, diagnose(log), ["auto"], ["tox -e lint"], CIRun(date=day, index=index)
+        )
+    assert (spec.requirement, spec.pin_source) == (
+        Requirement("==0.8.6"),
+        "the newest release on 2025-01-08 (the failing commit's date) for no pin",
+    )
+    [run] = run_fixers(Sandbox(project.root), [spec], tools_dir=tools_dir, timeout=300)
+    assert (run.version, project.read("demo.py")) == ("0.8.6", FIXED_BY_OLD)
+    # a step that runs pre-commit runs the hook at its `rev:`
+    with ruff_index() as (index, asked):
+        ci = CIRun(date=day, index=index)
+        [spec] = plan_fixers(project.root, diagnose(log), ["auto"], ["pre-commit run --all-files"], ci)
+    assert (spec.requirement, spec.pin_source) == (
+        Requirement("==0.8.4"),
+        ".pre-commit-config.yaml (astral-sh/ruff-pre-commit rev v0.8.4)",
+    )
+    assert asked == []

@@ -122,3 +122,49 @@ def test_a_directory_that_is_no_checkout_is_a_clear_error(tmp_path: Path) -> Non
             fix(where, b"", Settings(fixers=["auto"]), runner)
         assert said in raised.value.cause
         assert "--repo" in raised.value.remedy
+
+
+CACHED_WORKFLOW = """\
+on: push
+env:
+  BUILD_CACHE_KEY: ${{ github.sha }}
+  CACHED_BUILD_PATHS: |
+    ${{ github.workspace }}/dist-serverless
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: ruff format --check src
+"""
+
+
+def test_a_step_whose_env_names_the_run_is_replayed_with_its_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # sentry-python: the workflow's `env:` uses `${{ github.sha }}` and `${{ github.workspace }}`;
+    # the step is replayed with their values, so the fixer keeps to the step's paths and leaves
+    # alone a file the step does not check
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    repo = tmp_path / "repo"
+    files = {
+        "pyproject.toml": "[tool.ruff]\n",
+        "src/app.py": BROKEN["app.py"],
+        "scripts/build.py": "x = {  'a':1 }\n",  # unformatted too, outside the step's paths
+        ".github/workflows/ci.yml": CACHED_WORKFLOW,
+    }
+    head = init_repo(repo, files)
+    log = job_log(repo, ["ruff format --check src"])
+    out = io.StringIO()
+    settings = Settings(fixers=["auto"], command_timeout=120)
+    proposal, _name = fix(repo, log, settings, Runner(in_actions=False, stream=out), branch="fix")
+    [command] = proposal.commands
+    assert command == (  # the checkout's directory is the copy the step runs in
+        'export GITHUB_WORKSPACE="$PWD"\n'
+        f"export BUILD_CACHE_KEY={head}\n"
+        "export CACHED_BUILD_PATHS=\"$GITHUB_WORKSPACE\"'/dist-serverless\n'\n"
+        "ruff format --check src"
+    )
+    assert git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", proposal.fix_sha) == "src/app.py"
+    assert proposal.verification is not None and proposal.verification.outcome == "verified", out.getvalue()

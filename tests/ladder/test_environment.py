@@ -9,15 +9,18 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from ci_autofix.git import Git
 from ci_autofix.ladder.environment import Environment, needs_environment, prepare
 from ci_autofix.ladder.verify import reproduce
 from ci_autofix.sandbox import Sandbox
+from ci_autofix.workflow.definition import FailedStep, failed_step_commands
 from ci_autofix.workflow.poetry import follow
-from tests.testing.git import DEV, git, write_files
+from tests.testing.git import DEV, git, init_repo, write_files
 from tests.testing.poetry_project import FILES, HASHES, lock
 
 
@@ -188,3 +191,92 @@ def test_a_poetry_install_that_cannot_be_followed_fails_the_setup_with_its_cause
     )
     assert not setup.ok and "`poetry.lock` is not valid TOML" in setup.tail
     assert "set `setup-command`" in setup.tail
+
+
+LINT_WORKFLOW = """\
+on: push
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: python -m pip install --upgrade pip tox
+      - run: tox -e lint
+"""
+# six's real releases: 1.15.0 on 2020-05-21, 1.16.0 on 2021-05-05, 1.17.0 on 2024-12-04
+LINT_TOX = "[testenv:lint]\nskip_install = true\ndeps = six\ncommands = python -m pip show six\n"
+
+
+@pytest.mark.slow  # installs packages from PyPI into fresh environments
+def test_a_sessions_unpinned_deps_install_the_release_ci_got_on_its_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pip as on a runner: PyPI, with its upload times (this machine's pip configuration may add
+    # local wheel directories, whose files pip never dates)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    root = tmp_path / "repo"
+    init_repo(root, {"tox.ini": LINT_TOX, ".github/workflows/lint.yml": LINT_WORKFLOW})
+    sha = git(root, "rev-parse", "HEAD").strip()
+    found = failed_step_commands(
+        Git(root), sha, ".github/workflows/lint.yml", [FailedStep("lint", "Run tox -e lint")]
+    )
+    assert found.setup == ["python -m pip install --upgrade pip tox", "python -m pip install six"]
+    sandbox = Sandbox(root, timeout=300, extra_env={"PATH": os.environ["PATH"]})
+    started: list[str] = []
+    on_its_day = Environment(
+        job_setup=found.setup, env_dir=tmp_path / "dated", resolved_at=datetime(2021, 1, 1, tzinfo=UTC)
+    )
+    [run] = reproduce(sandbox, found.lines, timeout=300, environment=on_its_day, on_start=started.append)
+    assert run.ok and "Version: 1.15.0" in run.tail, run.tail  # six's newest on 2021-01-01
+    assert started[1] == (
+        "python -m pip install pip==26.3 (ci-autofix's, hash-checked) && "
+        "python -m pip install --uploaded-prior-to=2021-01-01T00:00:00Z --upgrade pip tox && "
+        "python -m pip install --uploaded-prior-to=2021-01-01T00:00:00Z six"
+    )
+    # the same session without CI's date installs today's six
+    today = dataclasses.replace(on_its_day, env_dir=tmp_path / "today", resolved_at=None)
+    [run] = reproduce(sandbox, found.lines, timeout=300, environment=today)
+    assert run.ok and "Version: 1." in run.tail and "Version: 1.15.0" not in run.tail, run.tail
+
+
+@pytest.mark.slow  # installs packages from PyPI, and builds two of 2020's sources (one fails)
+def test_what_does_not_install_here_as_of_then_gets_its_requirements_as_of_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyramid's lint session in 2020: black 19.10b0 needs typed-ast, whose 2020 release has no wheel
+    # for this Python and whose source no longer builds; black itself is still 2020's, and so is six,
+    # which installs as of then with all it needs
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    sandbox = _project(tmp_path, "")
+    started: list[str] = []
+    environment = Environment(
+        job_setup=["python -m pip install black six"],
+        env_dir=tmp_path / "env",
+        resolved_at=datetime(2020, 6, 22, 17, 58, 51, tzinfo=UTC),
+    )
+    [run] = reproduce(
+        sandbox,
+        ["python -m pip show black six"],
+        timeout=600,
+        environment=environment,
+        on_start=started.append,
+    )
+    assert run.ok and "Version: 19.10b0" in run.tail and "Version: 1.15.0" in run.tail, run.tail
+    ours = "python -m pip install pip==26.3 (ci-autofix's, hash-checked)"
+    pip = "python -m pip install --uploaded-prior-to=2020-06-22T17:58:51Z"
+    assert started[1:3] == [
+        f"{ours} && {pip} black six",
+        f"{ours} && {pip} black || {{ {pip} --no-deps black && python -m pip install black; }} && "
+        f"{pip} six || {{ {pip} --no-deps six && python -m pip install six; }}",
+    ]
+
+
+def test_a_line_with_its_own_index_is_installed_as_written() -> None:
+    # an index of the job's own may not say when its files were uploaded: pip would refuse them all
+    own = "python -m pip install --index-url https://pypi.example/simple lint-tools"
+    environment = Environment(job_setup=[own], resolved_at=datetime(2021, 1, 1, tzinfo=UTC))
+    assert environment.job_installs() == ([own], [own])
+    both = dataclasses.replace(environment, job_setup=["python -m pip install six", own])
+    script, shown = both.job_installs()
+    assert shown[1:] == ["python -m pip install --uploaded-prior-to=2021-01-01T00:00:00Z six", own]
+    assert script[1:] == shown[1:] and "--require-hashes" in script[0]

@@ -132,6 +132,9 @@ def test_when_the_index_cannot_say_the_reason_is_given(index: tuple[str, list[st
     run = CIRun(date=_day("2025-01-08T00:00:00"), index="")
     with pytest.raises(IndexUnknown, match="not asked"):
         run.released("ruff", None)
+    # nor are the job's installs resolved at that date: release dates are off
+    assert run.as_of is None
+    assert CIRun(date=_day("2025-01-08T00:00:00"), index=index[0]).as_of == _day("2025-01-08T00:00:00")
 
 
 def test_the_index_is_asked_once_per_package_and_range(index: tuple[str, list[str]]) -> None:

@@ -51,7 +51,7 @@ def test_workflow_pins_configure_the_tool_and_come_first(tmp_path: Path) -> None
     (tmp_path / ".github" / "workflows" / "ci.yml").write_text(CI)
     (tmp_path / "requirements-dev.txt").write_text("black==24.1.0\n")
     config = read_repo_config(tmp_path)
-    black = config.pin("black", prefer_pre_commit=False)
+    black = config.pin("black", runs_pre_commit=False)
     assert black is not None and (black.requirement.spec, black.source) == (
         "==24.2.0",
         ".github/workflows/ci.yml",

@@ -116,6 +116,8 @@ def print_report(proposal: Proposal, branch: str, runner: Runner, repo: Path) ->
                     "  If your CI prepares the environment another way, pass its command with --setup-command.",
                     file=out,
                 )
+        if proposal.verification.resolved:
+            print(f"  {local_words(proposal.verification.resolved)}", file=out)
         for pair in proposal.verification.evidence:  # which check the fix settles, and which still fails
             failed_before = pair.before is not None and not pair.before.ok
             state = {

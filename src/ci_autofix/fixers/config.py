@@ -72,16 +72,18 @@ class RepoConfig:
         if where not in self.evidence[package]:
             self.evidence[package].append(where)
 
-    def pin(self, package: str, *, prefer_pre_commit: bool) -> Pin | None:
-        """The pin to honour: pre-commit's `rev:` first when pre-commit failed; exact before ranges;
-        among exact pins, a resolved one (lock files, requirements and constraints files, hook
-        revisions, a workflow's install) before one in the project's metadata (pyproject,
-        setup.py, setup.cfg, tox.ini)."""
-        pins = self.pins.get(package, [])
+    def pin(self, package: str, *, runs_pre_commit: bool) -> Pin | None:
+        """The pin to honour: pre-commit's `rev:` first when the failed step runs pre-commit, and
+        only then (a hook's revision is the version pre-commit installs for the hook, not the one a
+        step that runs the tool itself installs: sentry-python's `tox -e linters` ran ruff 0.15.0
+        with the hook at 0.13.2); exact before ranges; among exact pins, a resolved one (lock files,
+        requirements and constraints files, a workflow's install) before one in the project's
+        metadata (pyproject, setup.py, setup.cfg, tox.ini)."""
+        pins = [p for p in self.pins.get(package, []) if runs_pre_commit or not p.pre_commit]
 
         def rank(pin: Pin) -> tuple[int, int, int]:
             return (
-                0 if pin.pre_commit == prefer_pre_commit else 1,
+                0 if pin.pre_commit else 1,
                 0 if pin.requirement.exact else 1,
                 0 if pin.locked else 1,
             )

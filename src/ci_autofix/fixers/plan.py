@@ -97,8 +97,8 @@ def pinned(
     1. a version on the failing command line itself (`uvx ruff@0.8.6`);
     2. the version the failed job printed (`ci.printed`: an install line, `--version` output, a
        pre-commit hook's revision);
-    3. the repository's exact pin (`RepoConfig.pin`: pre-commit's when pre-commit failed; lock
-       files, requirements and constraints files and hook revisions before the project's metadata);
+    3. the repository's exact pin (`RepoConfig.pin`: a hook's `rev:` only when the failed step runs
+       pre-commit; lock files, requirements and constraints files before the project's metadata);
     4. for a range or no pin, the newest release the range allows when CI ran (the log's timestamp,
        else the failing commit's date)
        (the package index's upload times); when the index cannot say, the range itself (the tool
@@ -119,7 +119,7 @@ def _decide(
         return Requirement(f"=={inline}"), "the failing command"
     if ci is not None and (printed := ci.printed.get(package)):
         return Requirement(f"=={printed.version}"), f"the failed job's log: {printed.line}"
-    pin = config.pin(package, prefer_pre_commit=bool(facts.pre_commit))
+    pin = config.pin(package, runs_pre_commit=bool(facts.pre_commit))
     if ci is None or (pin is not None and pin.requirement.exact):
         return (pin.requirement, pin.source) if pin else (None, None)
     requirement = pin.requirement if pin else None

@@ -20,6 +20,7 @@ from ci_autofix.runner import Runner
 from ci_autofix.settings import Settings
 from ci_autofix.state.ledger import Lineage
 from ci_autofix.triage.model import Diagnosis
+from ci_autofix.workflow.context import Context, Pull, of_run
 from ci_autofix.workflow.failed_run import triage_run
 
 
@@ -73,6 +74,19 @@ def context(settings: Settings, event: WorkflowRunEvent) -> report.RunContext:
         run_url=run.html_url,
         failing_branch=run.head_branch or "",
         head_sha=run.head_sha,
+    )
+
+
+def github_context(at: Attempt) -> Context:
+    """The failed run's `github.*` values, for the failed steps that use them (`workflow.context`)."""
+    run = at.run
+    return of_run(
+        event=run.event,
+        sha=run.head_sha,
+        branch=run.head_branch,
+        run_id=run.id,
+        repository=at.event.repository.full_name,
+        pulls=[Pull(p.number, p.head.ref, p.base.ref) for p in run.pull_requests],
     )
 
 

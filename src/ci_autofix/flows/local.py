@@ -81,6 +81,7 @@ def _triage(at: LocalAttempt) -> tuple[Diagnosis, WorkflowCommands]:
     """The log's diagnosis, and the commands of the workflow steps it names as failing."""
     from ci_autofix.triage import diagnose
     from ci_autofix.triage.locate import locate_failures
+    from ci_autofix.workflow.context import of_checkout
     from ci_autofix.workflow.definition import claimed_commands
 
     runner = at.runner
@@ -93,7 +94,7 @@ def _triage(at: LocalAttempt) -> tuple[Diagnosis, WorkflowCommands]:
     )
     # A command named only by the log is never run: it must be a workflow step's `run:` (or be
     # given with --test-command, which verification runs anyway).
-    commands = claimed_commands(at.git, at.head, diagnosis.log_commands)
+    commands = claimed_commands(at.git, at.head, diagnosis.log_commands, of_checkout(at.git, at.head))
     for note in commands.notes:
         runner.info(f"  {note}")
     if diagnosis.is_infra:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 from ci_autofix.deliver import ask, notice, report, stuck
 from ci_autofix.deliver.ci import dispatchable
 from ci_autofix.errors import Halt, HaltReason, UserError
-from ci_autofix.flows.attempt import Attempt, AttemptSoFar, context, triage
+from ci_autofix.flows.attempt import Attempt, AttemptSoFar, context, github_context, triage
 from ci_autofix.flows.clients import Clients
 from ci_autofix.flows.dispatch import dispatched_event, failed_run_event, fetch_failing, own_workflow_file
 from ci_autofix.flows.ended import ended
@@ -169,7 +169,7 @@ def _fix(at: Attempt, line: Lineage, failing: notice.Where, number: int) -> Outc
     diagnosis, jobs = triage(at)
     logs = job_logs(jobs, at.logs)  # as downloaded once: the agent's `logs` tool reads them
     at.seen.diagnosis = diagnosis
-    commands = failed_commands(at.git, run.head_sha, run.workflow_file, jobs)
+    commands = failed_commands(at.git, run.head_sha, run.workflow_file, jobs, github_context(at))
     if diagnosis.is_infra:
         halt_infra(at, diagnosis)
     if settings.inherited_failures != "fix-here" and (on_base := halt_if_inherited(at, failing, diagnosis)):

@@ -17,6 +17,7 @@ from ci_autofix.github.api import GitHubAPI
 from ci_autofix.refs import check_branch_name
 from ci_autofix.settings import Settings
 from ci_autofix.triage.model import Category, Diagnosis
+from ci_autofix.workflow.context import Pull, of_run
 from ci_autofix.workflow.definition import WorkflowCommands
 from ci_autofix.workflow.failed_run import failed_commands, job_logs, triage_run
 
@@ -140,7 +141,17 @@ def checks(
             continue
         diagnoses.append(found)
         kept.extend(job_logs(jobs, logs))
-        more = failed_commands(git, pull.head_sha, run.workflow_path, jobs)
+        github = of_run(
+            event=run.event,
+            sha=run.head_sha,
+            branch=run.head_branch,
+            run_id=run.id,
+            repository=settings.repository,
+            pulls=[Pull(pull.number, pull.head_ref, pull.base_ref)]
+            if run.event.startswith("pull_request")
+            else [],
+        )
+        more = failed_commands(git, pull.head_sha, run.workflow_path, jobs, github)
         commands.commands.extend(more.commands)
         commands.actions.extend(more.actions)
         commands.notes.extend(more.notes)

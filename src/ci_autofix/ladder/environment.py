@@ -12,12 +12,14 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import stat
 import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ci_autofix.ladder.evidence import Evidence
@@ -29,6 +31,11 @@ _STAMP = ".ci-autofix-setup"
 # the prepared environment, whose own copy of a tool may be a newer release of an unpinned range.
 CI_TOOLS = "ci-versions"
 _TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop")
+# The pip that installs the job's setup when it is resolved at CI's date: ours, pinned and hashed (a
+# copy of ci/pip.lock), since the environment's own pip is its interpreter's bundled one (23.0 on
+# Debian 12, 25 on python:3.13) and `--uploaded-prior-to` came with pip 26.
+PIP_LOCK = Path(__file__).with_name("pip.txt")
+_PIP_INSTALL = "python -m pip install "  # how `workflow.definition` writes each install of the job
 _REQUIREMENTS = re.compile(
     r"^(?:requirements|(?:test|dev)-requirements|requirements[-_](?:test|tests|dev))\.txt$"
 )
@@ -179,12 +186,90 @@ class Environment:
     when set, else what the failed job installed before the failed step (`job_setup`: its
     `pip install` lines, from the workflow; then `poetry`: its `poetry install`, followed from
     poetry.lock), else the project with its test extras (`default_setup`); for a Python project,
-    in the virtualenv at `env_dir` (None: `default_env_dir`)."""
+    in the virtualenv at `env_dir` (None: `default_env_dir`).
+
+    With `resolved_at` (when CI ran), the job's installs resolve as they did then: pip considers only
+    the files the index had before that moment (`--uploaded-prior-to`), so an unpinned or ranged
+    requirement gets the release CI got (pyramid's unpinned `check-manifest` of 2020 passes on its
+    2020 tree; today's fails), and a pinned one the release it names, as before. When that cannot
+    be installed here (a dependency of then with no wheel for this Python and a source that no
+    longer builds: black 19.10b0's `typed-ast` 1.4 on Python 3.11), each requirement is installed
+    with its dependencies as of then where it can be, else it alone as of then (`--no-deps`) and its
+    dependencies as pip resolves them today (`dependencies_today`): pyramid's `readme_renderer`
+    keeps 2020's `bleach` while black takes today's `typed-ast`. A line that names its own index
+    (`--index-url`, `--find-links`, ...) is installed as written: that index may not say when its
+    files were uploaded (PEP 700), and pip then refuses every file. The poetry lock's packages are
+    exact versions with their hashes, installed as locked."""
 
     setup_command: str = ""
     job_setup: Sequence[str] = ()
     env_dir: Path | None = None
     poetry: PoetryInstall | None = None
+    resolved_at: datetime | None = None
+
+    def job_installs(self, *, dependencies_today: bool = False) -> tuple[list[str], list[str]]:
+        """The job's installs as run (a script's lines) and as shown: at `resolved_at`, after ours
+        pip is installed (hash-checked, from the lock the package ships) to resolve them."""
+        if self.resolved_at is None or not any(_datable(line) for line in self.job_setup):
+            return list(self.job_setup), list(self.job_setup)
+        moment = f"--uploaded-prior-to={as_of(self.resolved_at)}"
+        lock = PIP_LOCK.read_text(encoding="utf-8")
+        pip = re.search(r"^pip==(\S+)", lock, re.M)
+        ours = (
+            f"{_PIP_INSTALL}--disable-pip-version-check --no-input --quiet --require-hashes "
+            f"--only-binary=:all: --no-deps -r /dev/stdin <<'CI_AUTOFIX_PIP_LOCK'\n{lock.rstrip()}\nCI_AUTOFIX_PIP_LOCK"
+        )
+        dated: list[str] = []
+        for line in self.job_setup:
+            if not _datable(line):
+                dated.append(line)
+                continue
+            words = shlex.split(line.removeprefix(_PIP_INSTALL))
+            if not dependencies_today:
+                dated.append(shlex.join(["python", "-m", "pip", "install", moment, *words]))
+                continue
+            dated += _each_as_of_then(moment, words)
+        shown = f"{_PIP_INSTALL}pip=={pip.group(1) if pip else '?'} (ci-autofix's, hash-checked)"
+        return [ours, *dated], [shown, *dated]
+
+
+# the options that would replace what the dated pass installed with today's release
+_REINSTALLS = frozenset({"-U", "--upgrade", "--force-reinstall", "-I", "--ignore-installed"})
+
+
+def _each_as_of_then(moment: str, words: list[str]) -> list[str]:
+    """Script lines that install `words` (one `pip install`'s) as of `moment` where they can be:
+    each requirement with its dependencies as of then, else it alone as of then and its
+    dependencies today; a line with options that take a value (`-r`, `-e`, `-c`) as a whole."""
+    pip = ["python", "-m", "pip", "install"]
+    options = [w for w in words if w.startswith("-")]
+    if any(o not in _REINSTALLS for o in options):
+        kept = [w for w in words if w not in _REINSTALLS]  # what the first pass installed stays
+        return [shlex.join([*pip, moment, "--no-deps", *words]), shlex.join([*pip, *kept])]
+    lines = []
+    for requirement in (w for w in words if not w.startswith("-")):
+        whole = shlex.join([*pip, moment, *options, requirement])
+        alone = shlex.join([*pip, moment, "--no-deps", *options, requirement])
+        lines.append(f"{whole} || {{ {alone} && {shlex.join([*pip, requirement])}; }}")
+    return lines
+
+
+# the options that name an index or a directory of files of the line's own
+_OWN_INDEX = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--no-index"})
+
+
+def _datable(line: str) -> bool:
+    """A job's `pip install` line that resolves from the index we know has upload times."""
+    if not line.startswith(_PIP_INSTALL):
+        return False
+    words = shlex.split(line.removeprefix(_PIP_INSTALL))
+    return not any(w.split("=", 1)[0] in _OWN_INDEX or w.startswith(("-i", "-f")) for w in words)
+
+
+def as_of(moment: datetime) -> str:
+    """A moment as pip's `--uploaded-prior-to` takes it, and as the evidence shows it (UTC)."""
+    when = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def prepare(
@@ -221,7 +306,7 @@ def prepare(
             "PATH": _after_ci_tools(str(bin_dir), sandbox.env().get("PATH", os.defpath)),
         },
     )
-    stamp = _stamp(root, setup_command, job_setup, environment.poetry)
+    stamp = _stamp(root, setup_command, environment.job_installs()[0], environment.poetry)
     # Beside the environment, not in it: the environment belongs to the sandbox's user.
     stamp_file = env_dir.parent / (env_dir.name + _STAMP)
     # A `setup-command` runs in every clean copy (what it writes into the checkout is part of
@@ -284,10 +369,8 @@ def _set_up(
         return Evidence.of(setup_command, inner.run_command_line(setup_command, timeout=timeout))
     if job_setup or environment.poetry is not None:
         # as the job installed it: in our environment, its `python` first on PATH
-        shown = " && ".join(job_setup)
         if job_setup:
-            on_start(shown)
-            installed = Evidence.of(shown, inner.run_command_line("\n".join(job_setup), timeout=timeout))
+            installed = _job_installs(inner, environment, timeout, on_start)
             if not installed.ok or environment.poetry is None:
                 return installed
         poetry = environment.poetry
@@ -394,6 +477,21 @@ def _requirements_file(sandbox: Sandbox, text: str) -> Iterator[Path]:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(name)
+
+
+def _job_installs(
+    inner: Sandbox, environment: Environment, timeout: float, on_start: Callable[[str], None]
+) -> Evidence:
+    """The job's `pip install` lines, as of when CI ran where that is known; where that cannot be
+    installed here, each requirement as of then where it can be (`Environment.job_installs`)."""
+    script, lines = environment.job_installs()
+    on_start(" && ".join(lines))
+    installed = Evidence.of(" && ".join(lines), inner.run_command_line("\n".join(script), timeout=timeout))
+    if installed.ok or environment.resolved_at is None:
+        return installed
+    script, lines = environment.job_installs(dependencies_today=True)  # what then was, where it can be
+    on_start(" && ".join(lines))
+    return Evidence.of(" && ".join(lines), inner.run_command_line("\n".join(script), timeout=timeout))
 
 
 @contextlib.contextmanager

@@ -92,6 +92,7 @@ class Verification:
     # the tools' versions, the fixers' and verification's alike: (package, version, where it was read)
     tools: list[tuple[str, str, str]] = field(default_factory=list)
     toolchains: str = ""  # Markdown: the runtimes provisioned for the commands (`Provisioned.to_markdown`)
+    resolved: str = ""  # the date the job's installs were resolved at, when they were (`CleanRuns`)
 
     @property
     def changes_tests(self) -> bool:
@@ -134,6 +135,8 @@ class Verification:
                     for package, version, source in self.tools
                 )
             )
+        if self.resolved:
+            parts.append(_escape(self.resolved))
         if self.toolchains:
             parts.append(self.toolchains.rstrip())
         shown = [(p.command, p.after) for p in self.evidence if not p.after.ok]

@@ -121,6 +121,8 @@ def run_ladder(job: LadderInput, runner: Runner) -> Proposal:
         tool_versions=ci.described(),
         job_setup=job.failed.setup,
         poetry=job.failed.poetry,
+        resolved_at=ci.as_of,
+        resolved_when=ci.dated,
         provisioned=provisioned,
         job=job.failed.job,
     )

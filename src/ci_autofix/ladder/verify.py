@@ -34,10 +34,11 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from ci_autofix.fixers.config import read_repo_config
-from ci_autofix.ladder.environment import Environment, prepare, uses_ruff
+from ci_autofix.ladder.environment import Environment, as_of, needs_environment, prepare, uses_ruff
 from ci_autofix.ladder.evidence import Evidence, EvidencePair, OriginalTests, Verification, VerificationState
 from ci_autofix.ladder.runtimes import install_dependencies, with_runtimes
 from ci_autofix.ladder.testcount import (
@@ -205,6 +206,9 @@ class CleanRuns:
     tool_versions: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # `CIRun.described`
     job_setup: list[str] = dataclasses.field(default_factory=list)  # `WorkflowCommands.setup`
     poetry: PoetryInstall | None = None  # `WorkflowCommands.poetry`
+    # when CI ran (`CIRun.as_of`), and what that moment is: the job's installs resolve as of it
+    resolved_at: datetime | None = None
+    resolved_when: str = ""
     # the runtimes provisioned for the failed job (`ladder.runtimes`), first on the commands' PATH, and
     # that job's mapping (its `env:` for the dependency installs each clean copy runs first)
     provisioned: Provisioned = dataclasses.field(default_factory=Provisioned)
@@ -242,6 +246,7 @@ class CleanRuns:
             tree=tree,
             tools=list(self.tool_versions),
             toolchains=self.provisioned.to_markdown(),
+            resolved=self._resolved(),
         )
         if result.outcome == "verified" and self.provisioned.failures:
             missing = ", ".join(
@@ -309,7 +314,31 @@ class CleanRuns:
         return with_tools(copy, self.tool_path), failed
 
     def _environment(self) -> Environment:
-        return Environment(self.setup_command, self.job_setup, self.area.env_dir, self.poetry)
+        return Environment(
+            self.setup_command,
+            self.job_setup,
+            self.area.env_dir,
+            poetry=self.poetry,
+            resolved_at=self.resolved_at,
+        )
+
+    def _resolved(self) -> str:
+        """What the evidence says of the date the job's installs were resolved at (empty: none was)."""
+        commands = [*self.commands, self.test_command]
+        if (
+            self.resolved_at is None
+            or not self.job_setup
+            or self.setup_command
+            or not needs_environment(commands)
+        ):
+            return ""
+        return (
+            f"The job's installs were resolved as of {as_of(self.resolved_at)} ({self.resolved_when}): "
+            "pip considered only the files the package index had then (`--uploaded-prior-to`), so each "
+            "unpinned or ranged requirement got the release CI got, and each pinned one its pin (where the "
+            "setup shows `--no-deps`, that could not be installed here: the requirements are as of then, "
+            "their dependencies today's)."
+        )
 
     def _reports(self) -> Path:
         """Ours, in the work area's root-owned base: the sandbox can write a report in a directory

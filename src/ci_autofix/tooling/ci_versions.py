@@ -231,6 +231,13 @@ class CIRun:
         """The failed jobs' `logs`, the date of the failing commit `sha`, and our index."""
         return cls.read(logs, commit_date(git, sha), index_url())
 
+    @property
+    def as_of(self) -> datetime | None:
+        """When CI ran, for resolving what the job installed as it was resolved then (pip's
+        `--uploaded-prior-to`); None when that is not known or the index is not asked (an empty
+        `INDEX_ENV` turns release dates off, these too)."""
+        return self.date if self.index else None
+
     def released(self, package: str, requirement: Requirement | None) -> str:
         """The newest release when CI ran (`date`) that fits; raises `IndexUnknown`."""
         if self.date is None:

@@ -11,8 +11,9 @@ values appended, `test (3.11, ubuntu-latest)`. A step is shown by its `name:`, e
 `Run <first line of run>` (or `Run <uses>` for an action). The failed job and step come from
 the API; the matrix values of the failed job are known for sure once its displayed name matches
 exactly one combination, and are substituted in the step's `run:`, `env:` and
-`working-directory`. Any other `${{ ... }}` makes the step not runnable here, and the note says
-which command it would need.
+`working-directory`, with the `github.*` values the failed run gives (`workflow.context`: exact
+names only, plain values only). Any other `${{ ... }}` makes the step not runnable here, and the
+note says which command it would need.
 
 A runnable step keeps what the runner gives it: `working-directory` (inside the repository only),
 `shell:` (`bash` and `sh` as the runner runs them; unset is the runner's `bash -e {0}`; others
@@ -39,12 +40,14 @@ import yaml
 
 from ci_autofix.fixers.recipes import Read
 from ci_autofix.git import Git
+from ci_autofix.workflow.context import WORKSPACE, Context
 from ci_autofix.workflow.poetry import PoetryInstall, follow, is_poetry_install
 from ci_autofix.workflow.replay import Replayed, replay
 
 WORKFLOWS_DIR = ".github/workflows"
 _EXPRESSION_RE = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.S)
 _MATRIX_RE = re.compile(r"matrix\.([A-Za-z_][\w-]*)")
+_GITHUB_RE = re.compile(r"github\.[a-z_]+")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `source $VENV/bin/activate`, `. .venv/bin/activate`, or `source $VENV` where an earlier step or
 # action put the activation script's path in a variable (snok/install-poetry does): an environment
@@ -120,8 +123,11 @@ def read_workflow(git: Git, sha: str, path: str) -> dict[str, Any]:
     return data
 
 
-def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedStep]) -> WorkflowCommands:
-    """The commands of the failed steps, from the workflow `path` as it was at `sha`."""
+def failed_step_commands(
+    git: Git, sha: str, path: str, failed: Sequence[FailedStep], github: Context | None = None
+) -> WorkflowCommands:
+    """The commands of the failed steps, from the workflow `path` as it was at `sha`, with the
+    failed run's `github` context values."""
     found = WorkflowCommands()
     if not failed:
         return found
@@ -133,7 +139,7 @@ def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedS
     read = files_at(git, sha)
     for step in failed:
         try:
-            _add(found, workflow, path, step, read)
+            _add(found, workflow, path, step, read, github or Context())
         except _NotRunnable as why:
             found.notes.append(
                 f"The failed step `{step.step}` of job `{step.job}` is not re-run here: {why}."
@@ -142,7 +148,12 @@ def failed_step_commands(git: Git, sha: str, path: str, failed: Sequence[FailedS
 
 
 def _add(
-    found: WorkflowCommands, workflow: dict[str, Any], path: str, failed: FailedStep, read: Read
+    found: WorkflowCommands,
+    workflow: dict[str, Any],
+    path: str,
+    failed: FailedStep,
+    read: Read,
+    github: Context,
 ) -> None:
     job_id, job, matrix = _find_job(workflow, path, failed.job)
     if not found.job:
@@ -158,13 +169,14 @@ def _add(
         uses = str(step.get("uses", ""))
         found.actions.append(uses)
         raise _NotRunnable(f"it runs the action `{uses}`, and actions (composite ones too) are not followed")
-    script = _in_our_environment(found, failed.step, _substitute(str(step["run"]), matrix, "its `run:`"))
+    run = _substitute(str(step["run"]), matrix, "its `run:`", github)
+    script = _in_our_environment(found, failed.step, run)
     replayed = _replayed(found, read, script)
-    command = _command(workflow, job, step, replayed.script, matrix)
+    command = _command(workflow, job, step, replayed.script, matrix, github)
     found.commands.append(StepCommand(command, replayed.script, failed.job, failed.step))
     earlier = steps[: next(i for i, s in enumerate(steps) if s is step)]
-    installs = [line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix)]
-    if _follow_poetry(found, _poetry_install(earlier, matrix, read)):
+    installs = [line for s in earlier if isinstance(s, dict) for line in _installs(s, matrix, github)]
+    if _follow_poetry(found, _poetry_install(earlier, matrix, read, github)):
         installs = [line for line in installs if not _installs_poetry(line)]
     for install in [*installs, *replayed.installs]:
         if install not in found.setup:
@@ -225,11 +237,11 @@ _OPERATORS = frozenset(";&|()<>")
 _DROPPED_OPTIONS = frozenset({"--user", "--system", "--break-system-packages"})
 
 
-def _installs(step: dict[str, Any], matrix: dict[str, Any]) -> list[str]:
+def _installs(step: dict[str, Any], matrix: dict[str, Any], github: Context) -> list[str]:
     """The `pip install` lines of an earlier step's `run:` (also `python -m pip`, `uv pip`), each
     as `python -m pip install <its words>` for the environment we prepare."""
     found = []
-    for words in _plain_lines(step, matrix):
+    for words in _plain_lines(step, matrix, github):
         head = [posixpath.basename(w) for w in words[:4]]
         if head[:2] in (["pip", "install"], ["pip3", "install"]):
             rest = words[2:]
@@ -249,14 +261,14 @@ def _installs(step: dict[str, Any], matrix: dict[str, Any]) -> list[str]:
     return found
 
 
-def _plain_lines(step: dict[str, Any], matrix: dict[str, Any]) -> Iterator[list[str]]:
+def _plain_lines(step: dict[str, Any], matrix: dict[str, Any], github: Context) -> Iterator[list[str]]:
     """The lines of an earlier step's `run:` that are one command of plain words, as words. A line
     with a shell expansion or operator, a step with an expression only the runner knows, or one in
     another directory is left out: nothing but plain words reaches the command."""
     if "run" not in step or step.get("working-directory") not in (None, "", "."):
         return
     try:
-        script = _substitute(str(step["run"]), matrix, "")
+        script = _substitute(str(step["run"]), matrix, "", github)
     except _NotRunnable:
         return
     for line in re.sub(r"\\\r?\n", " ", script).splitlines():
@@ -271,10 +283,16 @@ def _plain_lines(step: dict[str, Any], matrix: dict[str, Any]) -> Iterator[list[
             yield words
 
 
-def _poetry_install(earlier: list[Any], matrix: dict[str, Any], read: Read) -> PoetryInstall | None:
+def _poetry_install(
+    earlier: list[Any], matrix: dict[str, Any], read: Read, github: Context
+) -> PoetryInstall | None:
     """The last `poetry install` of the steps before the failed one, followed (`workflow.poetry`)."""
     lines = [
-        w for s in earlier if isinstance(s, dict) for w in _plain_lines(s, matrix) if is_poetry_install(w)
+        w
+        for s in earlier
+        if isinstance(s, dict)
+        for w in _plain_lines(s, matrix, github)
+        if is_poetry_install(w)
     ]
     return follow(lines[-1], read) if lines else None
 
@@ -430,29 +448,42 @@ def _split_expressions(text: str) -> Iterator[tuple[str, str | None]]:
     yield text[end:], None
 
 
-def _known(expression: str, matrix: Mapping[str, Any]) -> str | None:
-    match = _MATRIX_RE.fullmatch(expression.strip())
+def _known(expression: str, matrix: Mapping[str, Any], github: Context | None = None) -> str | None:
+    """The value of an expression that is exactly a known name (`matrix.python`, `github.sha`)."""
+    name = expression.strip()
+    match = _MATRIX_RE.fullmatch(name)
     if match and match.group(1) in matrix:
         return _shown(matrix[match.group(1)])
-    return None
+    return github.value(name) if github is not None and _GITHUB_RE.fullmatch(name) else None
 
 
-def _substitute(text: str, matrix: Mapping[str, Any], where: str) -> str:
-    """`text` with its `${{ matrix.* }}` values filled in; any other expression is not known here."""
+def _substitute(text: str, matrix: Mapping[str, Any], where: str, github: Context | None = None) -> str:
+    """`text` with its `${{ matrix.* }}` and known `${{ github.* }}` values filled in; any other
+    expression is not known here."""
     out = ""
     for literal, expression in _split_expressions(text):
         out += literal
         if expression is None:
             continue
-        known = _known(expression, matrix)
+        known = _known(expression, matrix, github)
         if known is None:
-            raise _NotRunnable(
-                f"{where} uses `${{{{ {expression} }}}}`, which only the runner knows, so the command "
-                f"it would need is `{_first_line(text)}` with that value: set `test-command` to it to "
-                "have the fix verified"
-            )
+            raise _not_known(text, expression, where, github)
         out += known
     return out
+
+
+def _not_known(text: str, expression: str, where: str, github: Context | None) -> _NotRunnable:
+    name = expression.strip()
+    why = (
+        github.why_unknown(name)
+        if github is not None and _GITHUB_RE.fullmatch(name)
+        else "only the runner knows it"
+    )
+    return _NotRunnable(
+        f"{where} uses `${{{{ {expression} }}}}`, whose value is not known here ({why}), so the command "
+        f"it would need is `{_first_line(text)}` with that value: set `test-command` to it to "
+        "have the fix verified"
+    )
 
 
 def _substitute_loosely(text: str, matrix: Mapping[str, Any]) -> str:
@@ -474,20 +505,26 @@ def _defaults(*levels: dict[str, Any]) -> dict[str, Any]:
 
 
 def _command(
-    workflow: dict[str, Any], job: dict[str, Any], step: dict[str, Any], script: str, matrix: dict[str, Any]
+    workflow: dict[str, Any],
+    job: dict[str, Any],
+    step: dict[str, Any],
+    script: str,
+    matrix: dict[str, Any],
+    github: Context,
 ) -> str:
     defaults = _defaults(workflow, job)
     shell = step.get("shell", defaults.get("shell"))
     directory = step.get("working-directory", defaults.get("working-directory"))
     env: dict[str, str] = {}
     for level, what in ((workflow, "the workflow's"), (job, "the job's"), (step, "the step's")):
-        env.update(_env(level.get("env"), matrix, what))
+        env.update(_env(level.get("env"), matrix, what, github))
     prelude: list[str] = []
+    if any(_WORKSPACE_WORD in word for word in env.values()):  # the checkout: here, the copy it runs in
+        prelude.append('export GITHUB_WORKSPACE="$PWD"')
     if directory is not None and str(directory).strip() not in ("", "."):
-        prelude.append(
-            f"cd -- {shlex.quote(_inside(_substitute(str(directory), matrix, 'its `working-directory`')))}"
-        )
-    prelude += [f"export {name}={shlex.quote(value)}" for name, value in env.items()]
+        where = _inside(_substitute(str(directory), matrix, "its `working-directory`", github))
+        prelude.append(f"cd -- {shlex.quote(where)}")
+    prelude += [f"export {name}={word}" for name, word in env.items()]
     body = script.strip("\n")
     if shell is None:
         # the runner's default for a `run:` step: `bash -e {0}` (no pipefail)
@@ -515,7 +552,12 @@ def script_of(command: str) -> str:
     return "\n".join(lines)
 
 
-def _env(value: Any, matrix: dict[str, Any], what: str) -> dict[str, str]:
+_WORKSPACE_WORD = '"$GITHUB_WORKSPACE"'
+
+
+def _env(value: Any, matrix: dict[str, Any], what: str, github: Context) -> dict[str, str]:
+    """The variables an `env:` sets, each as the shell word that gives its value: the literal text
+    quoted, `${{ github.workspace }}` the copy the step runs in (`$GITHUB_WORKSPACE`)."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -525,7 +567,20 @@ def _env(value: Any, matrix: dict[str, Any], what: str) -> dict[str, str]:
         if not _ENV_NAME_RE.match(str(name)):
             raise _NotRunnable(f"{what} `env:` sets `{name}`, which is not a shell variable name")
         text = _shown(raw) if raw is not None else ""
-        env[str(name)] = _substitute(text, matrix, f"{what} `env: {name}`")
+        where = f"{what} `env: {name}`"
+        pieces = [""]  # the value's text between the places the workspace goes
+        for literal, expression in _split_expressions(text):
+            pieces[-1] += literal
+            if expression is None:
+                continue
+            if expression.strip() == WORKSPACE:
+                pieces.append("")
+            elif (known := _known(expression, matrix, github)) is not None:
+                pieces[-1] += known
+            else:
+                raise _not_known(text, expression, where, github)
+        words = [shlex.quote(piece) if piece or len(pieces) == 1 else "" for piece in pieces]
+        env[str(name)] = _WORKSPACE_WORD.join(words)
     return env
 
 
@@ -569,10 +624,14 @@ def _normal(script: str) -> str:
     return "\n".join(line.strip() for line in script.strip().splitlines() if line.strip())
 
 
-def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowCommands:
+def claimed_commands(
+    git: Git, sha: str, claims: Sequence[str], github: Context | None = None
+) -> WorkflowCommands:
     """The commands a log claims were run, kept only when a workflow at `sha` has a step running
-    exactly that (then run as that step defines it); the others are named in the notes."""
+    exactly that (then run as that step defines it, with the `github` context values known
+    locally); the others are named in the notes."""
     found = WorkflowCommands()
+    context = github or Context()
     steps = workflow_steps(git, sha)
     for claim in dict.fromkeys(c for c in claims if c.strip()):
         runs = [s for s in steps if "run" in s[3] and _normal(str(s[3]["run"])) == _normal(claim)]
@@ -590,10 +649,11 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
         path, workflow, job, step = runs[0]
         try:
             shown = str(step.get("name") or f"Run {_first_line(claim)}")
-            script = _in_our_environment(found, shown, _substitute(str(step["run"]), {}, "its `run:`"))
+            run = _substitute(str(step["run"]), {}, "its `run:`", context)
+            script = _in_our_environment(found, shown, run)
             replayed = _replayed(found, files_at(git, sha), script)
             script = replayed.script
-            command = _command(workflow, job, step, script, {})
+            command = _command(workflow, job, step, script, {}, context)
         except _NotRunnable as why:
             found.notes.append(
                 f"The step of `{path}` that runs `{_first_line(claim)}` is not run here: {why}."
@@ -606,7 +666,7 @@ def claimed_commands(git: Git, sha: str, claims: Sequence[str]) -> WorkflowComma
         listed = job.get("steps")
         steps_of_job: list[Any] = listed if isinstance(listed, list) else []
         earlier = steps_of_job[: next((i for i, s in enumerate(steps_of_job) if s is step), 0)]
-        _follow_poetry(found, _poetry_install(earlier, {}, files_at(git, sha)))
+        _follow_poetry(found, _poetry_install(earlier, {}, files_at(git, sha), context))
     return found
 
 

@@ -16,6 +16,7 @@ from ci_autofix.git import Git
 from ci_autofix.github import JobInfo
 from ci_autofix.triage import diagnose_jobs
 from ci_autofix.triage.model import Diagnosis, Failure
+from ci_autofix.workflow.context import Context
 from ci_autofix.workflow.definition import FailedStep, WorkflowCommands, failed_step_commands
 
 if TYPE_CHECKING:
@@ -69,9 +70,12 @@ def job_logs(jobs: list[JobInfo], logs: Path) -> list[JobLog]:
     return [JobLog(job.name, logs / f"job-{job.id}.log") for job in jobs]
 
 
-def failed_commands(git: Git, head_sha: str, workflow_file: str, jobs: list[JobInfo]) -> WorkflowCommands:
+def failed_commands(
+    git: Git, head_sha: str, workflow_file: str, jobs: list[JobInfo], github: Context | None = None
+) -> WorkflowCommands:
     """The failed steps (named by the API) and their commands, from the workflow file the run
-    executed as it was at the failing commit. The log's own claims are never used here."""
+    executed as it was at the failing commit, with the run's `github` context values. The log's own
+    claims are never used here."""
     failed: list[FailedStep] = []
     notes: list[str] = []
     for job in jobs:
@@ -82,6 +86,6 @@ def failed_commands(git: Git, head_sha: str, workflow_file: str, jobs: list[JobI
         for step in job.failed_steps:
             earlier = sum(1 for s in job.steps if s.name == step.name and s.number < step.number)
             failed.append(FailedStep(job.name, step.name, earlier))
-    found = failed_step_commands(git, head_sha, workflow_file, failed)
+    found = failed_step_commands(git, head_sha, workflow_file, failed, github)
     found.notes[:0] = notes
     return found
