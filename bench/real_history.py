@@ -23,8 +23,10 @@ For each case the harness
 5. judges the result: **fixed** (a fix commit was made), **lint-green** (the tool command passes at
    CI's version on the fix), **matches** (on the files the step reported, the fix is byte-equal to the
    human fix after the repository's formatter at CI's version), **verified** (ci-autofix's own
-   verdict), **agrees** (verified exactly when lint-green) and the files the fix touched outside the
-   human fix.
+   verdict), **agrees** (verified exactly when the failed step passes at CI's version: when lint-green,
+   unless the case records that the step as a whole cannot pass on a machine like this one, whatever
+   the fix, in `step_here`), **agrees on the tool** (verified exactly when lint-green, the narrower
+   reading) and the files the fix touched outside the human fix.
 
 Per case and in total it prints a Markdown table, and writes the whole record as JSON under
 `bench/out/`. `--verify-cases` checks the case list itself instead: the failing commit must fail the
@@ -119,6 +121,11 @@ class Case:
     ran: str = ""  # when CI ran the step (ISO 8601), when known to be later than the failing commit
     hook: str = ""  # the pre-commit hook whose check `command` is, when the step runs pre-commit
     note: str = ""  # why it is not fixable, or what else to know
+    # why the failed step as a whole cannot pass on a machine like this one (only PyPI, npm and
+    # Debian reachable), whatever the fix: a command of the step that needs a host this machine
+    # cannot reach, or fails on the human fix too; observed by running each of the step's commands
+    # on the human fix at CI's versions. Empty when the step passes wherever the tool command does.
+    step_here: str = ""
 
     @property
     def packages(self) -> tuple[str, ...]:
@@ -158,6 +165,7 @@ _OPTIONAL: dict[str, type] = {
     "note": str,
     "ran": str,
     "hook": str,
+    "step_here": str,
 }
 
 
@@ -251,6 +259,7 @@ class Result:
     matches: bool = False
     verified: bool = False
     outcome: str = ""  # ci-autofix's verification outcome, or the halt it printed
+    step_here: str = ""  # the case's `step_here`: why the whole step cannot pass here, whatever the fix
     reported: list[str] = field(default_factory=list)  # files the failed step's output names
     touched: list[str] = field(default_factory=list)  # files the fix changed
     outside: list[str] = field(default_factory=list)  # of those, files the human fix did not change
@@ -259,9 +268,20 @@ class Result:
     tail: str = ""  # the last lines ci-autofix printed
     seconds: float = 0.0
 
+    @classmethod
+    def of(cls, case: Case) -> Result:
+        """The result of `case` before it runs: its facts, no judgement yet."""
+        return cls(case.id, case.repo, case.tool, case.version, case.fixable, step_here=case.step_here)
+
     @property
     def agrees(self) -> bool | None:
-        """Verified exactly when lint-green; None when there is no fix to judge."""
+        """Verified exactly when the failed step passes at CI's version: lint-green and not a step
+        that cannot pass here (`step_here`); None when there is no fix to judge."""
+        return self.verified == (self.lint_green and not self.step_here) if self.fixed else None
+
+    @property
+    def agrees_on_tool(self) -> bool | None:
+        """Verified exactly when lint-green (the tool command alone); None when there is no fix."""
         return self.verified == self.lint_green if self.fixed else None
 
 
@@ -280,6 +300,7 @@ def totals(results: Sequence[Result]) -> dict[str, dict[str, int]]:
             "matches": sum(r.matches for r in rs),
             "verified": sum(r.verified for r in rs),
             "agrees": sum(r.agrees is True for r in rs),
+            "agrees_on_tool": sum(r.agrees_on_tool is True for r in rs),
             "touched_outside": sum(bool(r.outside) for r in rs),
         }
 
@@ -304,12 +325,16 @@ def table(results: Sequence[Result]) -> str:
             f"{yes[r.matches]} | {yes[r.verified]} | {'-' if r.agrees is None else yes[r.agrees]} | "
             f"{len(r.outside)} | {outcome} |"
         )
-    lines += ["", "| cases | n | fixed | lint-green | matches | verified | agrees | touched outside |"]
-    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    lines += [
+        "",
+        "| cases | n | fixed | lint-green | matches | verified | agrees | agrees on the tool | touched outside |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name, t in totals(results).items():
         n = t["cases"]
         cells = [f"{t[k]} ({percent(t[k], n)})" for k in ("fixed", "lint_green", "matches", "verified")]
-        cells.append(f"{t['agrees']}/{t['fixed']} ({percent(t['agrees'], t['fixed'])})")
+        for key in ("agrees", "agrees_on_tool"):
+            cells.append(f"{t[key]}/{t['fixed']} ({percent(t[key], t['fixed'])})")
         lines.append(f"| {name} | {n} | {' | '.join(cells)} | {t['touched_outside']} |")
     return "\n".join(lines)
 
@@ -555,7 +580,7 @@ def formatted(
 
 
 def run_case(case: Case, args: argparse.Namespace) -> Result:
-    result = Result(case.id, case.repo, case.tool, case.version, case.fixable)
+    result = Result.of(case)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="real-history-") as tmp:
         work = Path(tmp)
@@ -910,7 +935,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ci_autofix": args.ci_autofix,
         "with_model": args.with_model,
         "totals": totals(results),
-        "cases": [{**asdict(r), "agrees": r.agrees} for r in results],
+        "cases": [{**asdict(r), "agrees": r.agrees, "agrees_on_tool": r.agrees_on_tool} for r in results],
     }
     path = args.out / f"real-history-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(record, indent=2) + "\n")

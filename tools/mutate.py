@@ -2115,6 +2115,22 @@ MUTATIONS = [
         "    return before == after",
         VERIFY,
     ),
+    # the benchmark's truth is the failed step, not only its tool: a case whose step cannot pass
+    # here (`step_here`) agrees when it is not verified
+    Mutation(
+        "bench-agrees-on-the-tool-alone",
+        "../../bench/real_history.py",
+        "return self.verified == (self.lint_green and not self.step_here) if self.fixed else None",
+        "return self.verified == self.lint_green if self.fixed else None",
+        BENCH_REAL_HISTORY,
+    ),
+    Mutation(
+        "bench-result-forgets-step-here",
+        "../../bench/real_history.py",
+        "case.fixable, step_here=case.step_here)",
+        "case.fixable)",
+        BENCH_REAL_HISTORY,
+    ),
 ]
 
 

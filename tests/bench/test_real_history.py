@@ -65,6 +65,17 @@ def test_a_good_case_parses_and_names_its_packages() -> None:
     assert case.packages == ("black==24.1.0",)
     assert case.formatter_packages() == ("black==24.1.0",)
     assert case.step.splitlines() == ["black --version", "black --check ."]
+    assert rh.Result.of(case).step_here == ""
+
+
+def test_a_step_that_cannot_pass_here_is_carried_into_the_result_and_its_agreement() -> None:
+    """A case's `step_here` (why the whole step cannot pass on this machine, whatever the fix)
+    reaches its result: there, a fix green on the tool and not verified agrees with the truth."""
+    (case,) = rh.parse_cases(GOOD + 'step_here = "cruft check clones its template from github.com"\n')
+    result = rh.Result.of(case)
+    assert result.step_here == "cruft check clones its template from github.com"
+    result.fixed, result.lint_green, result.verified = True, True, False
+    assert result.agrees is True and result.agrees_on_tool is False
 
 
 @pytest.mark.parametrize(
@@ -116,23 +127,29 @@ def test_totals_count_each_judgement_and_the_fixable_subset() -> None:
         _result(3, fixed=True, lint_green=False, verified=False),  # agrees: not green, not verified
         _result(4, fixable=False, outcome="halted"),  # no fix: no verdict to agree with
         _result(5, error="harness: no such commit"),
+        # green on the tool, but the step's other command needs a host this machine cannot reach:
+        # the step cannot pass here, and "not verified" is the verdict that agrees with it
+        _result(6, fixed=True, lint_green=True, verified=False, step_here="cruft check needs github.com"),
+        _result(7, fixed=True, lint_green=True, verified=True, step_here="safety check needs pyup.io"),
     ]
     got = rh.totals(results)
     assert got["all"] == {
-        "cases": 5,
+        "cases": 7,
         "errors": 1,
-        "fixed": 3,
-        "lint_green": 2,
+        "fixed": 5,
+        "lint_green": 4,
         "matches": 1,
-        "verified": 1,
-        "agrees": 2,
+        "verified": 2,
+        "agrees": 3,
+        "agrees_on_tool": 3,
         "touched_outside": 1,
     }
-    assert got["fixable"]["cases"] == 4
-    assert got["fixable"]["agrees"] == 2
-    assert [r.agrees for r in results] == [True, False, True, None, None]
+    assert got["fixable"]["cases"] == 6
+    assert got["fixable"]["agrees"] == 3
+    assert [r.agrees for r in results] == [True, False, True, None, None, True, False]
+    assert [r.agrees_on_tool for r in results] == [True, False, True, None, None, False, True]
     text = rh.table(results)
-    assert "| all | 5 | 3 (60%) | 2 (40%) | 1 (20%) | 1 (20%) | 2/3 (67%) | 1 |" in text
+    assert "| all | 7 | 5 (71%) | 4 (57%) | 1 (14%) | 2 (29%) | 3/5 (60%) | 3/5 (60%) | 1 |" in text
     assert "| c4 | black 24.1.0 | no | no | no | no | no | - | 0 | halted |" in text
     assert rh.percent(0, 0) == "n/a"
 
