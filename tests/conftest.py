@@ -42,3 +42,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & _E2E_FIXTURES or suite in _E2E_SUITES or in_a_flow or path.stem.endswith("_e2e"):
             item.add_marker(pytest.mark.e2e)
+    # The long tests first, the short ones last: the workers take the tests in this order, so the
+    # short ones fill the gaps at the end instead of a long one starting last and running alone
+    # (a stable sort: within a lane, the order of the files).
+    items.sort(
+        key=lambda item: (item.get_closest_marker("slow") is None, item.get_closest_marker("e2e") is None)
+    )
