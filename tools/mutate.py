@@ -2131,6 +2131,25 @@ MUTATIONS = [
         "case.fixable)",
         BENCH_REAL_HISTORY,
     ),
+    # a lock older than this Python: what cannot be installed here is left out by name, the rest installed
+    Mutation(
+        "poetry-nothing-installed-one-by-one",
+        "ladder/environment.py",
+        "        for line in text.splitlines():  # one by one",
+        "        for line in ():  # one by one",
+        (
+            "tests/ladder/test_environment.py::test_a_locked_package_that_cannot_be_installed_here_is_left_out_by_name_and_the_rest_installed",
+        ),
+    ),
+    Mutation(
+        "poetry-left-out-unnamed",
+        "ladder/environment.py",
+        "        shown += f\"; left out, as they cannot be installed here: {', '.join(left_out)}\"",
+        "        pass",
+        (
+            "tests/ladder/test_environment.py::test_a_locked_package_that_cannot_be_installed_here_is_left_out_by_name_and_the_rest_installed",
+        ),
+    ),
 ]
 
 

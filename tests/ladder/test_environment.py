@@ -183,6 +183,28 @@ def test_a_file_whose_hash_is_not_the_locks_fails_the_setup_with_pips_words(tmp_
     assert "THESE PACKAGES DO NOT MATCH THE HASHES" in setup.tail and "0" * 64 in setup.tail
 
 
+@pytest.mark.slow  # installs packages from the index into a fresh environment
+def test_a_locked_package_that_cannot_be_installed_here_is_left_out_by_name_and_the_rest_installed(
+    tmp_path: Path,
+) -> None:
+    """A lock older than this Python (rich's mypy 0.971 has no wheel for it and no longer builds):
+    the package that cannot be had is left out, named in the setup, and the others are installed."""
+    text = lock(old=False).replace(
+        'name = "iniconfig"\nversion = "2.0.0"', 'name = "iniconfig"\nversion = "99.0.0"'
+    )
+    sandbox = _poetry_project(tmp_path, text)
+    poetry = follow(["poetry", "install"], files_of(sandbox.root))
+    environment = Environment(poetry=poetry, env_dir=tmp_path / "env")
+    prepared = prepare(sandbox, environment, timeout=300, commands=["python -m pip freeze"])
+    assert prepared.setup is not None and prepared.setup.ok, prepared.setup
+    assert prepared.setup.command.endswith("; left out, as they cannot be installed here: iniconfig==99.0.0")
+    [run] = reproduce(
+        sandbox, ["python -m pip freeze --exclude-editable"], timeout=300, environment=environment
+    )
+    frozen = {line.split("==")[0].lower() for line in run.tail.splitlines() if "==" in line}
+    assert {"python-dateutil", "six", "tiny"} <= frozen and "iniconfig" not in frozen
+
+
 def test_a_poetry_install_that_cannot_be_followed_fails_the_setup_with_its_cause(tmp_path: Path) -> None:
     sandbox = _poetry_project(tmp_path, "[[package]\n")
     poetry = follow(["poetry", "install"], files_of(sandbox.root))

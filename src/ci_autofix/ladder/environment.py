@@ -383,26 +383,50 @@ def _set_up(
     return Evidence.of(shown, inner.run(argv, timeout=timeout))
 
 
+# what pip says when a file is not the one the lock's hash names: never a package to leave out
+_HASH_MISMATCH = "THESE PACKAGES DO NOT MATCH THE HASHES"
+
+
 def _poetry_install(
     inner: Sandbox, python: Path, poetry: PoetryInstall, timeout: float, on_start: Callable[[str], None]
 ) -> Evidence:
     """The job's `poetry install` as poetry would have installed it (`workflow.poetry`): the lock's
     packages from a requirements file in the sandbox's temp dir, with the lock's hashes checked,
-    then the project; the first of those that fails, else the last."""
+    then the project; the first of those that fails, else the last.
+
+    A lock older than this Python may hold packages that cannot be installed here (rich's mypy
+    0.971: no wheel for it, and a source that no longer builds): then each package is installed on
+    its own, those that cannot be are left out and named in the setup's evidence, and the step
+    decides (a tool it names that was left out fails it). A file whose hash is not the lock's is
+    never left out: it fails the setup."""
     shown = poetry.describe()
     on_start(shown)
     if poetry.error:
         return Evidence(shown, 1, False, poetry.error)
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet"]
     result = None
+    left_out: list[str] = []
     for hashed in (True, False):
         text = poetry.requirements(hashed=hashed)
-        if text:
-            with _requirements_file(inner, text) as path:
-                checked = ["--require-hashes"] if hashed else []
-                result = inner.run([*pip, "--no-deps", *checked, "-r", str(path)], timeout=timeout)
-            if not result.ok:
-                return Evidence.of(shown, result)
+        if not text:
+            continue
+        install = [*pip, "--no-deps", *(["--require-hashes"] if hashed else []), "-r"]
+        with _requirements_file(inner, text) as path:
+            result = inner.run([*install, str(path)], timeout=timeout)
+        if result.ok:
+            continue
+        if _HASH_MISMATCH in result.output:
+            return Evidence.of(shown, result)
+        for line in text.splitlines():  # one by one: what cannot be installed here is left out
+            with _requirements_file(inner, line + "\n") as path:
+                one = inner.run([*install, str(path)], timeout=timeout)
+            if _HASH_MISMATCH in one.output:
+                return Evidence.of(shown, one)
+            if not one.ok:
+                left_out.append(line.split(" ", 1)[0])
+        result = None
+    if left_out:
+        shown += f"; left out, as they cannot be installed here: {', '.join(left_out)}"
     root = poetry.root
     if root is not None and root.pip:
         result = inner.run([*pip, "--no-deps", "-e", "."], timeout=timeout)
