@@ -2150,6 +2150,14 @@ MUTATIONS = [
             "tests/ladder/test_environment.py::test_a_locked_package_that_cannot_be_installed_here_is_left_out_by_name_and_the_rest_installed",
         ),
     ),
+    # a log shows pre-commit/action's own command in place of the step: that is the action
+    Mutation(
+        "claims-miss-the-composite-action",
+        "workflow/definition.py",
+        '        uses = uses or [s for s in steps if _composite_run(str(s[3].get("uses", "")), claim)]\n',
+        "",
+        ("tests/workflow/test_definition.py",),
+    ),
 ]
 
 

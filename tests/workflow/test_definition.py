@@ -201,6 +201,9 @@ def test_a_claimed_command_counts_locally_only_when_a_workflow_runs_it(repo: tup
     assert found.actions == ["pre-commit/action@v3.0.1"]
     [note] = found.notes
     assert "`touch pwned`" in note and "--test-command" in note
+    # the runner logs the composite action's own command under its `Run` header: that is the action
+    inner = claimed_commands(git_, sha, ["pre-commit run --show-diff-on-failure --color=always --all-files"])
+    assert inner.actions == ["pre-commit/action@v3.0.1"] and not inner.commands and not inner.notes
 
 
 FORMAT_WORKFLOW = """\

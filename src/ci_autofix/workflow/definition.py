@@ -624,6 +624,18 @@ def _normal(script: str) -> str:
     return "\n".join(line.strip() for line in script.strip().splitlines() if line.strip())
 
 
+# Composite actions whose own command a log shows under its own `Run` header, in place of the
+# step's (`Run pre-commit run --show-diff-on-failure --color=always --all-files` for
+# `uses: pre-commit/action@...`): the action, by its repository, and how that command starts.
+_COMPOSITE_RUNS = {"pre-commit/action": "pre-commit run "}
+
+
+def _composite_run(uses: str, claim: str) -> bool:
+    """Whether `claim` is the command the composite action `uses` runs (the log's group for it)."""
+    start = _COMPOSITE_RUNS.get(uses.split("@", 1)[0])
+    return start is not None and claim.strip().startswith(start)
+
+
 def claimed_commands(
     git: Git, sha: str, claims: Sequence[str], github: Context | None = None
 ) -> WorkflowCommands:
@@ -636,8 +648,9 @@ def claimed_commands(
     for claim in dict.fromkeys(c for c in claims if c.strip()):
         runs = [s for s in steps if "run" in s[3] and _normal(str(s[3]["run"])) == _normal(claim)]
         uses = [s for s in steps if str(s[3].get("uses", "")) == claim.strip()]
+        uses = uses or [s for s in steps if _composite_run(str(s[3].get("uses", "")), claim)]
         if uses and not runs:
-            found.actions.append(claim.strip())
+            found.actions.append(str(uses[0][3]["uses"]))
             continue
         if not runs:
             found.notes.append(
