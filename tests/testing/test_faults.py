@@ -13,7 +13,7 @@ import requests
 from ci_autofix.agent.llm import LLM, build_client
 from ci_autofix.errors import Halt, HaltReason
 from ci_autofix.git import auth_env
-from ci_autofix.settings import Settings
+from ci_autofix.settings import DEFAULT_MODEL, Settings
 from tests.testing.emulator import GitHubEmulator
 from tests.testing.fakes.messages import FakeMessagesAPI, reply, slow
 from tests.testing.fakes.messages_fixtures import TEST_KEY
@@ -66,7 +66,7 @@ def test_a_slow_turn_outlasts_an_impatient_client_and_reaches_a_patient_one(
         settings = Settings(anthropic_api_key=TEST_KEY)
         return build_client(settings, base_url=messages_api.url, max_retries=0, timeout=timeout, strict=True)
 
-    hello = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "Hi"}]}
+    hello = {"model": DEFAULT_MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": "Hi"}]}
     messages_api.push(slow(1.5, reply("Too late.")), slow(0.5, reply("Done.")))
     with pytest.raises(Halt) as raised:
         client(0.3).create(**hello)
