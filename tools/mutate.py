@@ -1999,7 +1999,7 @@ MUTATIONS = [
     Mutation(
         "poetry-extras-ignored",
         "workflow/poetry.py",
-        "        roots = [d for d in roots if not d.optional or normal(d.name) in extras]",
+        "        roots = [d for d in roots if not d.optional or canonical_name(d.name) in extras]",
         "        roots = [d for d in roots if not d.optional]",
         POETRY,
     ),
@@ -2027,7 +2027,7 @@ MUTATIONS = [
     Mutation(
         "poetry-old-lock-hashes-ignored",
         "workflow/poetry.py",
-        "        old_hashes = {normal(name): _hashes(value) for name, value in files.items()}",
+        "        old_hashes = {canonical_name(name): _hashes(value) for name, value in files.items()}",
         "        old_hashes: dict[str, tuple[str, ...]] = {}",
         POETRY,
     ),

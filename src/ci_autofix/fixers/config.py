@@ -25,7 +25,7 @@ from typing import Any
 from ci_autofix.fixers.catalog import BY_NAME, PACKAGES, Fixer
 from ci_autofix.fixers.commands import read_commands
 from ci_autofix.tooling.tools import PRE_COMMIT_REPOS, scan_workflow
-from ci_autofix.tooling.versions import Requirement, is_version
+from ci_autofix.tooling.versions import Requirement, canonical_name, is_version
 
 _MAX_BYTES = 1024 * 1024
 _MAX_LOCK_BYTES = 16 * 1024 * 1024
@@ -235,7 +235,7 @@ def _requirement(config: RepoConfig, line: str, source: str, *, locked: bool = F
     match = _REQUIREMENT_RE.match(line)
     if not match:
         return
-    package = re.sub(r"[-_.]+", "-", match.group("name")).lower()
+    package = canonical_name(match.group("name"))
     if package not in PACKAGES:
         return
     config.note(package, source)
@@ -354,7 +354,7 @@ def _poetry(config: RepoConfig, poetry: object) -> None:
             tables.append((f"group.{name}.dependencies", group.get("dependencies")))
     for table, deps in tables:
         for name, value in deps.items() if isinstance(deps, dict) else ():
-            package = re.sub(r"[-_.]+", "-", str(name)).lower()
+            package = canonical_name(str(name))
             if package not in PACKAGES:
                 continue
             source = f"pyproject.toml [tool.poetry.{table}]"
@@ -386,7 +386,7 @@ def _locks(config: RepoConfig, root: Path) -> None:
         for entry in packages if isinstance(packages, list) else ():
             if not isinstance(entry, dict) or not isinstance(entry.get("version"), str):
                 continue
-            package = re.sub(r"[-_.]+", "-", str(entry.get("name", ""))).lower()
+            package = canonical_name(str(entry.get("name", "")))
             if package in PACKAGES and is_version(entry["version"]):
                 _add_pin(config, package, Pin(Requirement(f"=={entry['version']}"), name, locked=True))
     pipfile = _read(root, "Pipfile.lock", _MAX_LOCK_BYTES)
@@ -397,7 +397,7 @@ def _locks(config: RepoConfig, root: Path) -> None:
     for section in ("default", "develop"):
         entries = locked.get(section) if isinstance(locked, dict) else None
         for name, entry in entries.items() if isinstance(entries, dict) else ():
-            package = re.sub(r"[-_.]+", "-", str(name)).lower()
+            package = canonical_name(str(name))
             version = entry.get("version") if isinstance(entry, dict) else None
             if package in PACKAGES and isinstance(version, str) and is_version(version.removeprefix("==")):
                 requirement = Requirement(f"=={version.removeprefix('==')}")
@@ -439,7 +439,7 @@ def _pre_commit_repo(config: RepoConfig, name: str, repo: _Repo) -> None:
             _add_pin(config, fixer.package, Pin(requirement, source, pre_commit=True, locked=True))
         for dependency in hook.get("additional_dependencies", ()):
             match = _REQUIREMENT_RE.match(str(dependency))
-            if not match or re.sub(r"[-_.]+", "-", match.group("name")).lower() != fixer.package:
+            if not match or canonical_name(match.group("name")) != fixer.package:
                 continue
             if requirement := Requirement.parse(match.group("spec")):
                 source = f"{name} hook {hook['id']}"

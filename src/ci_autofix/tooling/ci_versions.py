@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ci_autofix.git import Git
 from ci_autofix.tooling.tools import PRE_COMMIT_REPOS
-from ci_autofix.tooling.versions import VERSION, Requirement, is_final, is_version, newest
+from ci_autofix.tooling.versions import VERSION, Requirement, canonical_name, is_final, is_version, newest
 from ci_autofix.triage.normalize import clean_line
 
 INDEX_ENV = "CI_AUTOFIX_INDEX_JSON_URL"
@@ -70,17 +70,13 @@ class Printed:
     line: str
 
 
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def printed_versions(lines: Iterable[str], packages: Collection[str] | None = None) -> dict[str, Printed]:
     """The version of each package (of `packages`, when given) the log's `lines` say was installed
     or ran (the last wins)."""
     found: dict[str, Printed] = {}
 
     def seen(name: str, version: str, line: str) -> None:
-        package = _canonical(name)
+        package = canonical_name(name)
         if (packages is None or package in packages) and is_version(version):
             found[package] = Printed(version, line.strip()[:_LINE_CHARS])
 

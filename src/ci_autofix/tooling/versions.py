@@ -19,6 +19,12 @@ _PART_RE = re.compile(
 _PRE_RANK = {"a": 0, "b": 1, "rc": 2}
 
 
+def canonical_name(name: str) -> str:
+    """A package (or extra, or group) name as pip and poetry compare them (PEP 503): runs of `-`,
+    `_` and `.` are one `-`, and case does not count."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def is_version(text: str) -> bool:
     return _VERSION_RE.fullmatch(text) is not None
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ci_autofix.fixers.recipes import Read
-from ci_autofix.tooling.versions import Requirement
+from ci_autofix.tooling.versions import Requirement, canonical_name
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _VERSION_RE = re.compile(r"^[0-9][0-9A-Za-z.+!_-]*$")
@@ -50,11 +50,6 @@ _HARMLESS = frozenset(
 )
 _UNLOCKED = frozenset({"pip", "setuptools", "wheel", "distribute"})  # poetry 1.x's "unsafe" packages
 _REMEDY = "set `setup-command` to the commands that install what CI's job installed"
-
-
-def normal(name: str) -> str:
-    """A package, extra or group name as poetry and pip compare them."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -142,7 +137,7 @@ def follow(words: list[str], read: Read) -> PoetryInstall:
         groups = project.selected(options)
         roots = [d for group in sorted(groups) for d in project.groups.get(group, [])]
         extras = project.extras_selected(options)
-        roots = [d for d in roots if not d.optional or normal(d.name) in extras]
+        roots = [d for d in roots if not d.optional or canonical_name(d.name) in extras]
         packages = () if options.only_root else _Lock.of(lock).select(roots, project.name)
         root = None if options.no_root else project.root(read)
     except _Unfollowed as why:
@@ -167,7 +162,7 @@ def _options(args: list[str]) -> _Options:
             value = value if eq else next(it, "")
             if not value:
                 raise _Unfollowed(f"`{name}` has no value")
-            names = [normal(v) for v in re.split(r"[,\s]+", value) if v]
+            names = [canonical_name(v) for v in re.split(r"[,\s]+", value) if v]
             if name == "--with":
                 found.with_ += names
             elif name == "--without":
@@ -239,7 +234,7 @@ def _dependencies(name: str, value: object, where: str) -> list[_Dependency]:
             name,
             str(value.get("version", "*")),
             tuple(markers),
-            tuple(normal(str(e)) for e in extras) if isinstance(extras, list) else (),
+            tuple(canonical_name(str(e)) for e in extras) if isinstance(extras, list) else (),
             value.get("optional") is True,
         )
     ]
@@ -327,7 +322,7 @@ class _Project:
         for extra, texts in _table(project.get("optional-dependencies")).items():
             deps = [_pep508(str(t), f"`[project.optional-dependencies] {extra}`") for t in _list(texts)]
             groups["main"] += [_Dependency(d.name, d.constraint, d.markers, d.extras, True) for d in deps]
-            extras.setdefault(normal(extra), set()).update(normal(d.name) for d in deps)
+            extras.setdefault(canonical_name(extra), set()).update(canonical_name(d.name) for d in deps)
         dev = _table(poetry.get("dev-dependencies"))
         for name, value in dev.items():
             groups.setdefault("dev", []).extend(
@@ -339,13 +334,13 @@ class _Project:
             deps = [
                 d for n, v in _table(entries.get("dependencies")).items() for d in _dependencies(n, v, where)
             ]
-            groups.setdefault(normal(group), []).extend(deps)
+            groups.setdefault(canonical_name(group), []).extend(deps)
             if entries.get("optional") is True:
-                optional.add(normal(group))
+                optional.add(canonical_name(group))
         for extra, names in _table(poetry.get("extras")).items():
             # an extra lists the root's optional dependencies by name (poetry allows a constraint after it)
             found = (m.group("name") for n in _list(names) if (m := _PEP508_RE.match(str(n))))
-            extras.setdefault(normal(extra), set()).update(normal(n) for n in found)
+            extras.setdefault(canonical_name(extra), set()).update(canonical_name(n) for n in found)
         build = _table(pyproject.get("build-system"))
         backend = str(build.get("build-backend", "poetry.core.masonry.api" if poetry else ""))
         scripts = {**_table(project.get("scripts")), **_table(poetry.get("scripts"))}
@@ -381,7 +376,7 @@ class _Project:
         if isinstance(packages, list):
             paths = {str(_table(p).get("from", ".")) or "." for p in packages}
         else:  # poetry's own default: `src/<name>` when it is there
-            module = normal(self.name).replace("-", "_")
+            module = canonical_name(self.name).replace("-", "_")
             paths = {"src"} if read(f"src/{module}/__init__.py") is not None else {"."}
         for path in paths:
             if path.startswith("/") or ".." in path.split("/") or not re.fullmatch(r"[\w./-]+", path):
@@ -423,7 +418,7 @@ def _pep508(text: str, where: str) -> _Dependency:
     match = _PEP508_RE.match(text)
     if match is None or "@" in text.split(";")[0]:
         raise _Unfollowed(f"{where} has `{text[:60]}`, which ci-autofix does not read")
-    extras = tuple(normal(e) for e in (match.group("extras") or "").split(",") if e.strip())
+    extras = tuple(canonical_name(e) for e in (match.group("extras") or "").split(",") if e.strip())
     marker = _marker(match.group("marker") or "", where)
     return _Dependency(match.group("name"), match.group("spec") or "*", (marker,) if marker else (), extras)
 
@@ -449,7 +444,7 @@ class _Lock:
         if not isinstance(entries, list):
             raise _Unfollowed("`poetry.lock` has no `[[package]]` entries")
         files = _table(_table(lock.get("metadata")).get("files"))  # poetry 1.x: hashes by package name
-        old_hashes = {normal(name): _hashes(value) for name, value in files.items()}
+        old_hashes = {canonical_name(name): _hashes(value) for name, value in files.items()}
         packages: dict[str, list[_Package]] = {}
         for entry in entries:
             table = _table(entry)
@@ -461,17 +456,19 @@ class _Lock:
                 d for n, v in _table(table.get("dependencies")).items() for d in _dependencies(n, v, where)
             ]
             extras = {
-                normal(extra): [_extra_dependency(str(t), where) for t in _list(texts)]
+                canonical_name(extra): [_extra_dependency(str(t), where) for t in _list(texts)]
                 for extra, texts in _table(table.get("extras")).items()
             }
-            hashes = _hashes(table.get("files")) if "files" in table else old_hashes.get(normal(name), ())
+            hashes = (
+                _hashes(table.get("files")) if "files" in table else old_hashes.get(canonical_name(name), ())
+            )
             source = str(_table(table.get("source")).get("type", ""))
             source = (
                 ""
                 if source in ("", "pypi") or _table(table.get("source")).get("reference") == "pypi"
                 else source
             )
-            packages.setdefault(normal(name), []).append(
+            packages.setdefault(canonical_name(name), []).append(
                 _Package(name, version, deps, extras, hashes, source)
             )
         return cls(packages)
@@ -485,7 +482,7 @@ class _Lock:
         pending: list[tuple[_Dependency, frozenset[str]]] = [(d, frozenset()) for d in roots]
         while pending:
             dependency, condition = pending.pop()
-            if normal(dependency.name) == normal(project):
+            if canonical_name(dependency.name) == canonical_name(project):
                 continue
             for package in self._locked(dependency):
                 key = id(package)
@@ -506,11 +503,11 @@ class _Lock:
                     raise _Unfollowed(
                         f"`poetry.lock` installs `{package.name}` from a {package.source} source, not from PyPI"
                     )
-                before = {normal(n) for e in extras[key] for n, _ in package.extras.get(e, [])}
+                before = {canonical_name(n) for e in extras[key] for n, _ in package.extras.get(e, [])}
                 extras[key] |= more_extras
-                wanted = {normal(n): m for e in extras[key] for n, m in package.extras.get(e, [])}
+                wanted = {canonical_name(n): m for e in extras[key] for n, m in package.extras.get(e, [])}
                 for inner in package.dependencies:
-                    name = normal(inner.name)
+                    name = canonical_name(inner.name)
                     if inner.optional and name not in wanted:
                         continue
                     marker = frozenset([wanted[name]] if inner.optional and wanted[name] else [])
@@ -521,12 +518,12 @@ class _Lock:
                     pending += [(inner, path | marker) for path in paths]
         return tuple(
             Locked(p.name, p.version, _joined(conditions[k]), p.hashes)
-            for k, p in sorted(chosen.items(), key=lambda kv: (normal(kv[1].name), kv[1].version))
+            for k, p in sorted(chosen.items(), key=lambda kv: (canonical_name(kv[1].name), kv[1].version))
         )
 
     def _locked(self, dependency: _Dependency) -> list[_Package]:
-        found = self.packages.get(normal(dependency.name))
-        if not found and (dependency.markers or normal(dependency.name) in _UNLOCKED):
+        found = self.packages.get(canonical_name(dependency.name))
+        if not found and (dependency.markers or canonical_name(dependency.name) in _UNLOCKED):
             return []  # a condition the project never meets, or a package older poetry never locks
         if not found:
             raise _Unfollowed(f"`poetry.lock` has no package `{dependency.name}` (is it out of date?)")
