@@ -168,7 +168,7 @@ class _Index(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def index() -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Index)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://{server.server_address[0]}:{server.server_address[1]}"

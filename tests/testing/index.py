@@ -76,7 +76,7 @@ def ruff_index() -> Iterator[tuple[str, list[str]]]:
     asked: list[str] = []
     handler = type("Index", (_Index,), {"asked": asked})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/pypi", asked

@@ -313,7 +313,7 @@ class MirrorServer:
     @contextlib.contextmanager
     def running(self) -> Iterator[MirrorServer]:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
         self.url = f"http://127.0.0.1:{server.server_address[1]}/"
         try:
