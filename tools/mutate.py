@@ -1473,14 +1473,14 @@ MUTATIONS = [
     Mutation(
         "repro-run-date-ignored",
         "tooling/ci_versions.py",
-        "            if ran is not None and (date is None or ran > date):",
+        "            if ran is not None and (date is None or ran >= date):",
         "            if False:",
         REPRO_VERSIONS,
     ),
     Mutation(
         "repro-run-date-before-the-commit",
         "tooling/ci_versions.py",
-        "            if ran is not None and (date is None or ran > date):",
+        "            if ran is not None and (date is None or ran >= date):",
         "            if ran is not None:",
         REPRO_VERSIONS,
     ),

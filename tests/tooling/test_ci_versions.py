@@ -153,3 +153,6 @@ def test_the_date_is_when_the_job_ran_when_that_is_after_the_commit(index: tuple
     early = log.replace("2025-01-10", "2024-12-01")
     assert CIRun.read([early], commit, index[0]).released("ruff", None) == "0.8.5"
     assert CIRun.read(["ruff format --check .\n"], commit, index[0]).date == commit
+    # a job whose log starts in the commit's own second (a push, and CI at once): when the job ran
+    prompt = log.replace("2025-01-10T18:00:00", "2025-01-08T09:00:00")
+    assert CIRun.read([prompt], commit, index[0]).dated == "when the failed job ran"

@@ -209,15 +209,15 @@ class CIRun:
 
     @classmethod
     def read(cls, logs: Sequence[bytes | str | Path], date: datetime | None, index: str) -> CIRun:
-        """The versions the `logs` printed; the date is when the job ran (its log's first timestamp)
-        when that is after `date` (the failing commit's)."""
+        """The versions the `logs` printed; the date is when the job ran (its log's first timestamp,
+        to the second) when that is not before `date` (the failing commit's)."""
         printed: dict[str, Printed] = {}
         dated = "the failing commit's date"
         for raw in logs:
             lines = log_lines(raw)
             first = next(lines, "")
             ran = ran_at(first)
-            if ran is not None and (date is None or ran > date):
+            if ran is not None and (date is None or ran >= date):
                 date, dated = ran, "when the failed job ran"
             printed.update(printed_versions(itertools.chain([first], lines)))
         return cls(printed, date, index, dated)
