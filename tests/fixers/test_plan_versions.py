@@ -115,7 +115,7 @@ def test_a_range_is_the_newest_release_at_the_commits_date_or_a_note_says_why_no
     requirement, source = _decided(project, log, unknown)
     assert requirement == ">=0.8,<0.9"
     assert source == (
-        ">=0.8,<0.9 (requirements-dev.txt); the newest release at the failing commit's date is not known: "
+        ">=0.8,<0.9 (requirements-dev.txt); the newest release as of the failing commit's date is not known: "
         "the package index is not asked (its URL is empty)"
     )
 

@@ -127,7 +127,7 @@ def _decide(
     try:
         version = ci.released(package, requirement)
     except IndexUnknown as why:
-        return requirement, f"{fits}; the newest release at {ci.dated} is not known: {why}"
+        return requirement, f"{fits}; the newest release as of {ci.dated} is not known: {why}"
     day = ci.date.date() if ci.date else "?"
     return Requirement(f"=={version}"), f"the newest release on {day} ({ci.dated}) for {fits}"
 
