@@ -6,7 +6,6 @@ import http.server
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -18,6 +17,7 @@ from ci_autofix.fixers.install import Installed, Installer, Unavailable, _pip_en
 from ci_autofix.sandbox import Sandbox
 from ci_autofix.tooling.versions import Requirement
 from tests.testing.fixer_projects import BIN, Project, own_version
+from tests.testing.serving import serving
 
 OLD_RUFF = "0.8.6"
 # ruff 0.9 (the 2025 style) joins implicitly concatenated strings that fit on one line; 0.8 keeps them.
@@ -167,15 +167,8 @@ class _Index(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def index() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Index)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{server.server_address[0]}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(_Index) as server:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
 
 
 @pytest.mark.slow

@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from typing import ClassVar
+
+from tests.testing.serving import serving
 
 
 def _files(day: str, *, yanked: bool = False) -> list[dict[str, object]]:
@@ -75,12 +76,5 @@ def ruff_index() -> Iterator[tuple[str, list[str]]]:
     """The index's URL (`http://127.0.0.1:<port>/pypi`) and the paths asked of it, as they come."""
     asked: list[str] = []
     handler = type("Index", (_Index,), {"asked": asked})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serving(handler) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}/pypi", asked
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

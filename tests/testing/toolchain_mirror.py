@@ -34,13 +34,14 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+
+from tests.testing.serving import serving
 
 NODE = Path("/usr/bin/node")
 NODE_MODULES = Path("/usr/lib/node_modules")
@@ -312,16 +313,9 @@ class MirrorServer:
 
     @contextlib.contextmanager
     def running(self) -> Iterator[MirrorServer]:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        thread.start()
-        self.url = f"http://127.0.0.1:{server.server_address[1]}/"
-        try:
+        with serving(_handler(self)) as server:
+            self.url = f"http://127.0.0.1:{server.server_address[1]}/"
             yield self
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join()
 
     def override(self, path: str, content: bytes) -> None:
         self.overrides[path] = content
