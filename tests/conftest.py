@@ -24,9 +24,10 @@ def pytest_xdist_auto_num_workers(config: object) -> int:
     return 2 * (os.cpu_count() or 1)
 
 
-# The lanes. `e2e`: a test that runs a flow end to end (the GitHub emulator, the Messages fake, or our
-# own entrypoint in a subprocess); `slow`: a test that runs real tools or installs packages. The
-# README's test command runs every lane; `pytest -m "not e2e and not slow"` is the unit loop.
+# The lanes. `e2e`: a test that runs something whole: a flow (the GitHub emulator, the Messages fake,
+# or our own entrypoint in a subprocess), or real tools it installs (`slow`: packages from PyPI or
+# the npm registry, runtimes from the toolchain mirror). The README's test command runs every lane;
+# `pytest -m "not e2e"` is the unit loop.
 # Every suite under `tests/flows/<flow>/` is end to end, and so are the suites by concern below.
 _E2E_FIXTURES = frozenset({"github_emulator", "messages_api"})
 _E2E_SUITES = frozenset({"cli", "container", "security"})
@@ -40,7 +41,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         suite = parts[0] if len(parts) > 1 else ""
         in_a_flow = suite == "flows" and len(parts) > 2
         fixtures = set(getattr(item, "fixturenames", ()))
-        if fixtures & _E2E_FIXTURES or suite in _E2E_SUITES or in_a_flow or path.stem.endswith("_e2e"):
+        whole = fixtures & _E2E_FIXTURES or suite in _E2E_SUITES or in_a_flow or path.stem.endswith("_e2e")
+        if whole or item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.e2e)
     # The long tests first, the short ones last: the workers take the tests in this order, so the
     # short ones fill the gaps at the end instead of a long one starting last and running alone

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -51,3 +53,17 @@ def test_the_lane_check_finds_an_unmarked_module() -> None:
     assert RUNS_A_FLOW.search(text) and not _e2e_by_conftest(planted, text)
     assert _e2e_by_conftest(TESTS / "flows" / "propose" / "test_planted.py", text)
     assert _e2e_by_conftest(planted, "pytestmark = pytest.mark.e2e\n" + text)
+
+
+def test_the_unit_loop_leaves_out_every_test_that_installs_real_tools() -> None:
+    """`pytest -m "not e2e"` is the unit loop: a `slow` test (it installs packages or runtimes) is in
+    the e2e lane too, wherever it is."""
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "not e2e",
+         "tests/ladder/test_verify.py", "tests/toolchains/test_sources.py"],
+        cwd=TESTS.parent, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    ids = [line for line in collected.stdout.splitlines() if "::" in line]
+    assert ids and all(line.startswith("tests/ladder/test_verify.py::") for line in ids), collected.stdout
+    slow = "tests/ladder/test_verify.py::test_default_setup_creates_a_venv_outside_the_workspace_once"
+    assert slow not in ids

@@ -15,9 +15,10 @@ The archives are built from what this machine has installed, laid out as the pub
   its `.sha256` beside it.
 
 The index files also list releases whose archives are not served (to test resolution). Building
-takes a while (xz on ~150 MB), so the tree is kept between sessions in the temp dir, keyed by the
-sources' sizes and times. A `MirrorServer` serves the tree, with per-test `override`s (tampering),
-and records every path asked for.
+takes about 25 s of CPU (xz on rustc's 350 MB of shared libraries, most of it), so it is done once per
+test session: the first xdist worker that needs the tree builds it in the session's temp dir while the
+others wait, then all share it. A `MirrorServer` serves the tree, with per-test `override`s
+(tampering), and records every path asked for.
 """
 
 from __future__ import annotations
