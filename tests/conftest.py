@@ -35,7 +35,7 @@ _TESTS = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    runs_a_flow: set[str] = set()
+    flows: set[str] = set()  # the tests that run a flow end to end
     for item in items:
         path = Path(str(item.fspath)).resolve()
         parts = path.relative_to(_TESTS).parts if path.is_relative_to(_TESTS) else ()
@@ -43,12 +43,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         in_a_flow = suite == "flows" and len(parts) > 2
         fixtures = set(getattr(item, "fixturenames", ()))
         by_place = suite in _E2E_SUITES or in_a_flow or path.stem.endswith("_e2e")
-        if fixtures & _E2E_FIXTURES or by_place or item.get_closest_marker("e2e"):
-            runs_a_flow.add(item.nodeid)
-        if item.nodeid in runs_a_flow or item.get_closest_marker("slow"):
+        runs_a_flow = bool(fixtures & _E2E_FIXTURES) or by_place or item.get_closest_marker("e2e") is not None
+        if runs_a_flow:
+            flows.add(item.nodeid)
+        if runs_a_flow or item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.e2e)
     # The long tests first, the short ones last: the workers take the tests in this order, so the
     # short ones fill the gaps at the end instead of a long one starting last and running alone
     # (a stable sort: within a lane, the order of the files). First the slow flows (the loop end to
     # end, the soak), then the other slow tests, the other flows, the rest.
-    items.sort(key=lambda item: (item.get_closest_marker("slow") is None, item.nodeid not in runs_a_flow))
+    items.sort(key=lambda item: (item.get_closest_marker("slow") is None, item.nodeid not in flows))
